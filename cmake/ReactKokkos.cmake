@@ -1,0 +1,37 @@
+# Finds Kokkos (+ Kokkos Kernels when present) and exposes it as the target react::kokkos.
+#
+# Two kinds of install are supported:
+#  * a standalone Kokkos (any backend), found with -DKokkos_ROOT=... through its Kokkos::kokkos target;
+#  * Debian 12's libtrilinos-kokkos-dev, whose imported Kokkos::kokkos target is broken (its include
+#    directory is /usr/lib/include), so we use the headers in /usr/include/trilinos and link the
+#    trilinos_kokkos* libraries directly.
+add_library(react_kokkos INTERFACE)
+add_library(react::kokkos ALIAS react_kokkos)
+set(REACT_HAVE_KOKKOS_KERNELS OFF)
+
+if(Kokkos_ROOT OR DEFINED ENV{Kokkos_ROOT})
+  find_package(Kokkos REQUIRED)
+  target_link_libraries(react_kokkos INTERFACE Kokkos::kokkos)
+  find_package(KokkosKernels QUIET)
+  if(KokkosKernels_FOUND)
+    target_link_libraries(react_kokkos INTERFACE Kokkos::kokkoskernels)
+    set(REACT_HAVE_KOKKOS_KERNELS ON)
+  endif()
+  set(REACT_KOKKOS_KIND "standalone")
+else()
+  find_path(REACT_TRILINOS_INCLUDE Kokkos_Core.hpp PATHS /usr/include/trilinos REQUIRED)
+  find_library(REACT_KOKKOS_CORE trilinos_kokkoscore REQUIRED)
+  find_library(REACT_KOKKOS_CONTAINERS trilinos_kokkoscontainers REQUIRED)
+  find_library(REACT_KOKKOS_KERNELS trilinos_kokkoskernels)
+  target_include_directories(react_kokkos SYSTEM INTERFACE ${REACT_TRILINOS_INCLUDE})
+  if(REACT_KOKKOS_KERNELS)
+    target_link_libraries(react_kokkos INTERFACE ${REACT_KOKKOS_KERNELS})
+    set(REACT_HAVE_KOKKOS_KERNELS ON)
+  endif()
+  target_link_libraries(react_kokkos INTERFACE ${REACT_KOKKOS_CONTAINERS} ${REACT_KOKKOS_CORE} Threads::Threads ${CMAKE_DL_LIBS})
+  set(REACT_KOKKOS_KIND "debian")
+endif()
+if(REACT_HAVE_KOKKOS_KERNELS)
+  target_compile_definitions(react_kokkos INTERFACE REACT_HAVE_KOKKOS_KERNELS=1)
+endif()
+message(STATUS "react: Kokkos from ${REACT_KOKKOS_KIND} install, Kokkos Kernels: ${REACT_HAVE_KOKKOS_KERNELS}")

@@ -1,0 +1,97 @@
+// react/formats: the tensor storage every other stage reads and writes.
+//
+// Dense tensors (row-major, any rank, double), CSR matrices (64-bit row positions, 32- or 64-bit
+// column coordinates, sorted unique columns per row), COO as the interchange form, Matrix Market
+// I/O and seeded synthetic generators. Nothing here knows about expressions or kernels.
+#pragma once
+
+#include <Eigen/SparseCore>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace react {
+
+// Every user-facing input error (bad file, bad expression, bad argument) is a react::Error whose
+// message names where the problem is; apps print what() and exit non-zero.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Dense
+struct DenseTensor {
+  std::vector<int64_t> shape;  // empty = scalar
+  std::vector<double> data;    // row-major, size = product(shape)
+
+  DenseTensor() : data(1, 0.0) {}
+  explicit DenseTensor(std::vector<int64_t> shape, double fill = 0.0);
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t size() const { return static_cast<int64_t>(data.size()); }
+  double& at(std::initializer_list<int64_t> idx);
+  double at(std::initializer_list<int64_t> idx) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// CSR. Index is the coordinate type (int32_t or int64_t); positions are always 64-bit.
+template <typename Index>
+struct CsrMatrixT {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> rowptr{0};  // size rows+1
+  std::vector<Index> col;          // size nnz, sorted and unique within each row
+  std::vector<double> val;         // size nnz (explicit zeros are kept)
+
+  int64_t nnz() const { return static_cast<int64_t>(col.size()); }
+  // Throws react::Error naming the first broken invariant.
+  void validate() const;
+  bool operator==(const CsrMatrixT& o) const {
+    return rows == o.rows && cols == o.cols && rowptr == o.rowptr && col == o.col && val == o.val;
+  }
+};
+using CsrMatrix = CsrMatrixT<int32_t>;
+using CsrMatrix64 = CsrMatrixT<int64_t>;
+
+CsrMatrix64 toCsr64(const CsrMatrix& a);
+CsrMatrix toCsr32(const CsrMatrix64& a);  // throws react::Error if a coordinate does not fit
+
+// ---------------------------------------------------------------------------------------------
+// COO: unsorted triplets, duplicates allowed (summed on conversion to CSR).
+struct CooMatrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> row, col;
+  std::vector<double> val;
+  int64_t entries() const { return static_cast<int64_t>(row.size()); }
+};
+
+CsrMatrix cooToCsr(const CooMatrix& coo);  // sorts, sums duplicates, keeps explicit zeros
+CooMatrix csrToCoo(const CsrMatrix& csr);
+DenseTensor csrToDense(const CsrMatrix& csr);
+CsrMatrix denseToCsr(const DenseTensor& dense);  // rank 2; stores the nonzeros only
+
+using EigenCsr = Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>;
+EigenCsr toEigen(const CsrMatrix& csr);
+CsrMatrix fromEigen(const EigenCsr& m);
+
+// ---------------------------------------------------------------------------------------------
+// Matrix Market. coordinate -> CSR, array -> dense; real/integer/pattern;
+// general/symmetric/skew-symmetric. Errors name file:line and what was expected.
+using MarketData = std::variant<CsrMatrix, DenseTensor>;
+MarketData readMatrixMarket(const std::string& path);
+CsrMatrix readMatrixMarketCsr(const std::string& path);  // error if the file is 'array'
+// Parses text already in memory; `name` is used in error messages in place of a file name.
+MarketData parseMatrixMarket(const std::string& text, const std::string& name);
+void writeMatrixMarket(const std::string& path, const CsrMatrix& m);    // coordinate real general
+void writeMatrixMarket(const std::string& path, const DenseTensor& t);  // array real general, rank<=2
+
+// ---------------------------------------------------------------------------------------------
+// Seeded synthetic matrices (deterministic for a given seed on every platform).
+CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed);
+CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent = 2.0);
+CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed);
+DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed);  // uniform [0,1)
+
+}  // namespace react

@@ -1,0 +1,239 @@
+// react/indexnotation: how users state what they want, and the program of statements it becomes.
+//
+// Three front ends (a C++ operator API, index-notation text in TACO's syntax, and a NumPy-like
+// operator form) all produce a Program: tensor declarations plus statements in which each
+// right-hand side is an expression tree. `splitStatements` (run by every front end) turns it into
+// one-operator form with compiler temporaries T0, T1, ... (ReACT's step 1). Later stages
+// (indextree, fusion) may build compound right-hand sides again (maximal fusion inlines them).
+#pragma once
+
+#include "formats/formats.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace react {
+
+// ---------------------------------------------------------------------------------------------
+// Formats of a tensor variable: one per level (TACO style). Only dense (any rank) and CSR
+// (Dense, Compressed) exist today.
+enum class LevelFormat { Dense, Compressed };
+
+struct Format {
+  std::vector<LevelFormat> levels;
+  static Format dense(int rank) { return Format{std::vector<LevelFormat>(rank, LevelFormat::Dense)}; }
+  static Format csr() { return Format{{LevelFormat::Dense, LevelFormat::Compressed}}; }
+  bool isSparse() const;
+  bool operator==(const Format& o) const { return levels == o.levels; }
+  std::string str() const;  // "dense" / "csr"
+};
+
+enum class TensorRole { Input, Output, Temporary };
+
+struct TensorDecl {
+  std::string name;
+  std::vector<int64_t> shape;  // -1 = not yet known (filled by shape inference)
+  Format format;
+  TensorRole role = TensorRole::Input;
+  // For sparse tensors: the input whose CSR structure (rowptr, col) this tensor shares. A sparse
+  // result computed at the stored entries of S has pattern "S"; an input's pattern is itself.
+  std::string pattern;
+  int rank() const { return static_cast<int>(shape.size()); }
+};
+
+// Position in the source text, for error messages. line/column are 1-based; 0 = unknown.
+struct SourcePos {
+  int line = 0, column = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+enum class Op {
+  // leaves
+  Access, Literal,
+  // unary
+  Neg, Exp, Sqrt,
+  // binary
+  Add, Sub, Mul, Div, Max, Min, Lt, Le, Gt, Ge, Eq, Ne,
+  // ternary: where(cond, a, b) = cond != 0 ? a : b
+  Where,
+  // explicit reduction node: reduce(body) over `reduceIndices` with reduceOp (front ends only;
+  // splitStatements removes them)
+  Reduce,
+};
+enum class ReduceOp { Sum, Max };
+
+int opArity(Op op);                 // 1, 2 or 3 for operators, 0 for leaves
+const char* opName(Op op);          // "+", "exp", "where", ...
+double reduceIdentity(ReduceOp r);  // 0 or -inf
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+struct ExprNode {
+  Op op = Op::Literal;
+  // Access
+  std::string tensor;
+  std::vector<std::string> indices;
+  // Literal
+  double value = 0.0;
+  // operators and Reduce
+  std::vector<Expr> args;
+  ReduceOp reduceOp = ReduceOp::Sum;        // Reduce only
+  std::vector<std::string> reduceIndices;   // Reduce only
+  SourcePos pos;
+};
+
+Expr access(std::string tensor, std::vector<std::string> indices, SourcePos pos = {});
+Expr literal(double v, SourcePos pos = {});
+Expr apply(Op op, std::vector<Expr> args, SourcePos pos = {});
+Expr reduce(ReduceOp r, std::vector<std::string> indices, Expr body, SourcePos pos = {});
+
+std::string toString(const Expr& e);  // index-notation text, minimal parentheses
+// Free indices in first-appearance order (left to right); indices of Reduce nodes are bound.
+std::vector<std::string> freeIndices(const Expr& e);
+// Every tensor access in the expression, left to right.
+std::vector<const ExprNode*> accesses(const Expr& e);
+
+// ---------------------------------------------------------------------------------------------
+// Statements and programs.
+//
+// `lhs(lhsIndices) = rhs` with an implicit reduction (`reduce`, Sum unless stated) over every index
+// that is free in rhs but absent from lhsIndices (Einstein rule, over the whole right-hand side).
+struct Statement {
+  std::string lhs;
+  std::vector<std::string> lhsIndices;
+  Expr rhs;
+  ReduceOp reduce = ReduceOp::Sum;
+  SourcePos pos;
+
+  std::vector<std::string> reductionIndices() const;  // free in rhs, not on the left, in order
+  std::string str() const;  // "A(i,j) = S(i,j) * T0(i,j)"; a Max reduction prints as max(rhs, k)
+};
+
+struct Program {
+  std::map<std::string, TensorDecl> tensors;
+  std::map<std::string, int64_t> indexSizes;  // every index name used, program-wide
+  std::vector<Statement> statements;
+
+  const TensorDecl& tensor(const std::string& name) const;  // throws react::Error if unknown
+  std::vector<std::string> inputs() const;   // declared order = name order
+  std::vector<std::string> outputs() const;
+  std::string str() const;  // one statement per line; parseIndexNotation(str()) gives it back
+};
+
+// ---------------------------------------------------------------------------------------------
+// What a front end knows before parsing: declared tensors (shape entries may be -1) and sizes of
+// index names (-d=INDEX:SIZE on the command line).
+struct Environment {
+  std::map<std::string, TensorDecl> tensors;
+  std::map<std::string, int64_t> indexSizes;
+  void declare(const std::string& name, std::vector<int64_t> shape, Format format);
+};
+
+// Text front ends. Several statements may be separated by ';' or newlines. Throws react::Error
+// with "line:column: message" for syntax, unknown tensors, rank/dimension mismatches, an index
+// with two sizes, a left-hand index absent on the right, unsupported format combinations.
+// Undeclared tensors on a left-hand side are outputs (dense unless the semantics make them
+// sparse); undeclared tensors on a right-hand side are errors unless defined by an earlier
+// statement. The result is in one-operator form, with shapes and formats inferred.
+Program parseIndexNotation(const std::string& text, const Environment& env = {});
+Program parseOperatorForm(const std::string& text, const Environment& env = {});
+// Picks the front end: operator form if the first statement's left side has no '('.
+Program parseProgram(const std::string& text, const Environment& env = {});
+
+// Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
+// the program and infers shapes and formats (see README "Semantics"). Throws react::Error.
+Program splitStatements(const Program& p);
+
+// ---------------------------------------------------------------------------------------------
+// C++ API in the spirit of TACO:
+//   IndexVar i("i"), j("j"), k("k");
+//   TensorVar A("A", {n, m}, Format::csr()), S(...), B(...), C(...);
+//   ProgramBuilder prog;  prog.add(A(i, j) = S(i, j) * B(i, k) * C(k, j));
+//   Program p = prog.build();   // split + checked
+class IndexVar {
+ public:
+  explicit IndexVar(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+class IndexExpr {
+ public:
+  IndexExpr(double v);  // NOLINT: literals convert implicitly
+  IndexExpr(Expr e, std::vector<TensorDecl> tensors) : e_(std::move(e)), tensors_(std::move(tensors)) {}
+  const Expr& expr() const { return e_; }
+  // Declarations of the TensorVars this expression mentions, so that ProgramBuilder knows them.
+  const std::vector<TensorDecl>& tensors() const { return tensors_; }
+
+ private:
+  Expr e_;
+  std::vector<TensorDecl> tensors_;
+};
+
+IndexExpr operator+(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator-(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator*(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator/(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator-(const IndexExpr& a);
+IndexExpr operator<(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator<=(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator>(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator>=(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator==(const IndexExpr& a, const IndexExpr& b);
+IndexExpr operator!=(const IndexExpr& a, const IndexExpr& b);
+IndexExpr exp(const IndexExpr& a);
+IndexExpr sqrt(const IndexExpr& a);
+IndexExpr max(const IndexExpr& a, const IndexExpr& b);
+IndexExpr min(const IndexExpr& a, const IndexExpr& b);
+IndexExpr where(const IndexExpr& c, const IndexExpr& a, const IndexExpr& b);
+IndexExpr sum(const IndexExpr& body, const IndexVar& k);
+IndexExpr max(const IndexExpr& body, const IndexVar& k);
+
+class TensorVar;
+struct Assignment {
+  TensorDecl lhs;
+  std::vector<std::string> indices;
+  IndexExpr rhs;
+};
+
+class TensorAccess : public IndexExpr {
+ public:
+  TensorAccess(const TensorVar& t, std::vector<std::string> idx);
+  Assignment operator=(const IndexExpr& rhs) const;  // NOLINT: builds, does not assign
+ private:
+  TensorDecl decl_;
+  std::vector<std::string> idx_;
+};
+
+class TensorVar {
+ public:
+  TensorVar(std::string name, std::vector<int64_t> shape, Format format);
+  template <typename... I>
+  TensorAccess operator()(const I&... idx) const {
+    return TensorAccess(*this, {idx.name()...});
+  }
+  const TensorDecl& decl() const { return decl_; }
+
+ private:
+  TensorDecl decl_;
+};
+
+class ProgramBuilder {
+ public:
+  void declare(const TensorVar& t);   // inputs; outputs may also be declared to fix their format
+  void add(const Assignment& a);      // declares every TensorVar it has seen via accesses
+  Program build() const;              // split + checked, throws react::Error
+
+ private:
+  Environment env_;
+  std::vector<Statement> statements_;
+};
+
+}  // namespace react
