@@ -9,6 +9,7 @@
 
 #include "formats/formats.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,6 +98,10 @@ std::string toString(const Expr& e);  // index-notation text, minimal parenthese
 std::vector<std::string> freeIndices(const Expr& e);
 // Every tensor access in the expression, left to right.
 std::vector<const ExprNode*> accesses(const Expr& e);
+// A copy of `e` with every Access node replaced by onAccess(node) (which may return the node).
+Expr mapAccesses(const Expr& e, const std::function<Expr(const ExprNode&)>& onAccess);
+// Renames free indices (by name) throughout `e`, Reduce-bound ones included.
+Expr renameIndices(const Expr& e, const std::map<std::string, std::string>& renaming);
 
 // ---------------------------------------------------------------------------------------------
 // Statements and programs.

@@ -1,0 +1,116 @@
+// react/indextree: the IR every fusion pass transforms (DESIGN.md §3).
+//
+// A root; index nodes, each one loop over one index, Dense (a range loop) or Sparse (a position
+// loop over the compressed level of one CSR pattern, nested under the pattern's row index); and
+// compute nodes, leaves holding one statement (`=`, or `+=`/`max=` when it reduces) or a reset of a
+// temporary. Statements keep their logical indices; a shrunk temporary records which of its
+// dimensions are still stored.
+#pragma once
+
+#include "indexnotation/indexnotation.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace react {
+
+enum class LoopKind { Dense, Sparse };
+
+struct IndexLoop {
+  std::string index;
+  LoopKind kind = LoopKind::Dense;
+  std::string pattern;      // Sparse: the CSR pattern whose compressed level is iterated
+  std::string parentIndex;  // Sparse: the index that selects the pattern's row
+  bool operator==(const IndexLoop& o) const {
+    return index == o.index && kind == o.kind && pattern == o.pattern && parentIndex == o.parentIndex;
+  }
+  std::string str() const;  // "i (D)" or "j (S: S row i)"
+};
+
+enum class NodeKind { Root, Index, Compute };
+enum class ComputeKind { Compute, Reset };
+
+struct TreeNode {
+  NodeKind kind = NodeKind::Root;
+  IndexLoop loop;                              // Index nodes
+  Statement stmt;                              // Compute nodes
+  ComputeKind computeKind = ComputeKind::Compute;
+  std::vector<TreeNode> children;              // in execution order
+
+  static TreeNode index(IndexLoop loop) { TreeNode n; n.kind = NodeKind::Index; n.loop = std::move(loop); return n; }
+  static TreeNode compute(Statement s, ComputeKind k = ComputeKind::Compute) {
+    TreeNode n; n.kind = NodeKind::Compute; n.stmt = std::move(s); n.computeKind = k; return n;
+  }
+  bool accumulates() const;  // Compute node whose statement reduces: `+=` or `max=`
+  std::string label() const; // "i (D)", "T0(i,j) += B(i,k) * C(k,j)", "reset T0(h)"
+};
+
+// A tensor as the tree stores it: its declaration plus which logical dimensions are kept in
+// memory (temporary shrinking drops the dimensions a fused loop prefix fixes).
+struct TensorStorage {
+  TensorDecl decl;
+  std::vector<bool> kept;  // one per dimension; all true until shrunk
+  bool shrunk() const;
+};
+
+struct IndexTree {
+  TreeNode root;
+  std::map<std::string, TensorStorage> tensors;
+  std::map<std::string, int64_t> indexSizes;
+
+  const TensorStorage& tensor(const std::string& name) const;
+  // Logical index of each stored dimension of `name` as accessed in `access` (drops shrunk dims).
+  std::vector<std::string> storedIndices(const std::string& name, const std::vector<std::string>& access) const;
+  // Number of elements of `name` in memory: nnz of its pattern for CSR, product of kept dims else.
+  int64_t storedSize(const std::string& name, const std::map<std::string, int64_t>& nnz) const;
+  std::string str() const;  // the indented text form (same as printTree)
+};
+
+// Builds one chain of index nodes per statement, statements as children of the root in program
+// order. Loop order: a sparse left-hand side iterates its pattern first; otherwise indices in order
+// of first appearance over the right-hand side then the left, a compressed level placed after its
+// row index. A compressed level of a CSR operand becomes a Sparse node over its pattern.
+IndexTree buildIndexTree(const Program& p);
+// One statement's chain (exposed for passes that rebuild a statement's loops).
+TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
+
+std::string printTree(const IndexTree& t);  // box-drawing text, as in DESIGN.md §3
+std::string printDot(const IndexTree& t);   // Graphviz
+
+// Checks the rules every pass must keep; throws react::Error naming the node (by its path from the
+// root, e.g. "root/i (D)/j (S: S row i)") and the rule broken:
+//  - every index is bound at most once on any root-to-leaf path;
+//  - every Sparse node sits under the index node of its parent (row) index;
+//  - every index a compute node uses is bound on its path; sparse accesses are at a bound position;
+//  - every temporary is written before it is read, on every path (program order over the leaves);
+//  - a reset of a temporary comes after the last consumer of the value it clears.
+void verifyTree(const IndexTree& t);
+
+// Producer -> consumer dependences between compute nodes (Boost.Graph). Vertices are compute
+// nodes in execution (pre-)order.
+class DependenceGraph {
+ public:
+  explicit DependenceGraph(const IndexTree& t);
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const TreeNode& node(int v) const { return *nodes_[v]; }
+  std::vector<int> topologicalOrder() const;  // throws if cyclic
+  bool reaches(int from, int to) const;       // a path of dependences from -> to
+  std::vector<std::pair<int, int>> edges() const;
+  // Tensors written by `from` and read by `to`.
+  std::vector<std::string> carried(int from, int to) const;
+
+ private:
+  std::vector<const TreeNode*> nodes_;
+  std::vector<std::vector<int>> succ_;
+  std::vector<std::vector<bool>> reach_;
+};
+
+// The golden model: executes any index tree (fused or not) on formats data, slowly but exactly.
+// `inputs` maps every input tensor to a CsrMatrix (csr) or DenseTensor (dense). Returns every
+// Output tensor: CSR outputs share their pattern's rowptr/col.
+using TensorValues = std::map<std::string, MarketData>;
+TensorValues interpret(const IndexTree& t, const TensorValues& inputs);
+
+}  // namespace react
