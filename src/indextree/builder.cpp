@@ -1,0 +1,81 @@
+// Statements -> index tree: one chain of index nodes per statement (DESIGN.md §3).
+#include "indextree/internal.hpp"
+
+#include <algorithm>
+
+namespace react {
+
+namespace {
+
+// Appends x to v unless present.
+void addUnique(std::vector<std::string>& v, const std::string& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// The loop of each index the statement iterates sparsely: the compressed level of a CSR operand.
+std::map<std::string, IndexLoop> sparseLoops(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  std::map<std::string, IndexLoop> loops;
+  auto note = [&](const std::string& tensor, const std::vector<std::string>& idx) {
+    const TensorStorage& t = tensors.at(tensor);
+    if (!t.decl.format.isSparse() || t.shrunk()) return;
+    if (idx.size() != 2 || idx[0] == idx[1])
+      throw Error("statement '" + s.str() + "': csr tensor '" + tensor + "' needs two distinct indices");
+    IndexLoop loop{idx[1], LoopKind::Sparse, t.decl.pattern, idx[0]};
+    auto [it, fresh] = loops.emplace(idx[1], loop);
+    if (!fresh && !(it->second == loop))
+      throw Error("statement '" + s.str() + "': index '" + idx[1] + "' would iterate two sparse patterns ('" +
+                  it->second.pattern + "' and '" + loop.pattern + "'); co-iteration is not supported");
+  };
+  note(s.lhs, s.lhsIndices);
+  for (const ExprNode* a : accesses(s.rhs)) note(a->tensor, a->indices);
+  return loops;
+}
+
+}  // namespace
+
+TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  std::map<std::string, IndexLoop> sparse = sparseLoops(s, tensors);
+
+  // Preferred order: a sparse left-hand side's indices first (its values are written in pattern
+  // order), then first appearance over the right-hand side, then the left-hand side.
+  std::vector<std::string> preferred;
+  const TensorStorage& out = tensors.at(s.lhs);
+  if (out.decl.format.isSparse() && !out.shrunk())
+    for (const auto& x : s.lhsIndices) addUnique(preferred, x);
+  for (const auto& x : freeIndices(s.rhs)) addUnique(preferred, x);
+  for (const auto& x : s.lhsIndices) addUnique(preferred, x);
+
+  // Place indices in preferred order, deferring a compressed level until its row index is placed.
+  std::vector<std::string> order;
+  while (order.size() < preferred.size()) {
+    bool placed = false;
+    for (const auto& x : preferred) {
+      if (std::find(order.begin(), order.end(), x) != order.end()) continue;
+      auto sp = sparse.find(x);
+      if (sp != sparse.end() && std::find(order.begin(), order.end(), sp->second.parentIndex) == order.end()) continue;
+      order.push_back(x);
+      placed = true;
+      break;
+    }
+    if (!placed) throw Error("statement '" + s.str() + "': no loop order nests every compressed level under its row");
+  }
+
+  TreeNode node = TreeNode::compute(s);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    auto sp = sparse.find(*it);
+    TreeNode loop = TreeNode::index(sp != sparse.end() ? sp->second : IndexLoop{*it, LoopKind::Dense, "", ""});
+    loop.children.push_back(std::move(node));
+    node = std::move(loop);
+  }
+  return node;
+}
+
+IndexTree buildIndexTree(const Program& p) {
+  IndexTree t;
+  t.indexSizes = p.indexSizes;
+  for (const auto& [name, decl] : p.tensors) t.tensors[name] = TensorStorage{decl, std::vector<bool>(decl.shape.size(), true)};
+  for (const Statement& s : p.statements) t.root.children.push_back(buildChain(s, t.tensors));
+  return t;
+}
+
+}  // namespace react

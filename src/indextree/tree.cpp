@@ -1,0 +1,115 @@
+// Index tree nodes and tensor storage: labels, stored dimensions and sizes.
+#include "indextree/internal.hpp"
+
+#include <sstream>
+
+namespace react {
+
+std::string IndexLoop::str() const {
+  if (kind == LoopKind::Dense) return index + " (D)";
+  return index + " (S: " + pattern + " row " + parentIndex + ")";
+}
+
+bool TreeNode::accumulates() const {
+  return kind == NodeKind::Compute && computeKind == ComputeKind::Compute && !stmt.reductionIndices().empty();
+}
+
+bool TensorStorage::shrunk() const {
+  for (bool k : kept)
+    if (!k) return true;
+  return false;
+}
+
+const TensorStorage& IndexTree::tensor(const std::string& name) const {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) throw Error("index tree: unknown tensor '" + name + "'");
+  return it->second;
+}
+
+std::vector<std::string> IndexTree::storedIndices(const std::string& name,
+                                                  const std::vector<std::string>& access) const {
+  const TensorStorage& t = tensor(name);
+  std::vector<std::string> out;
+  for (size_t d = 0; d < access.size() && d < t.kept.size(); ++d)
+    if (t.kept[d]) out.push_back(access[d]);
+  return out;
+}
+
+int64_t IndexTree::storedSize(const std::string& name, const std::map<std::string, int64_t>& nnz) const {
+  const TensorStorage& t = tensor(name);
+  if (t.decl.format.isSparse()) {
+    if (!t.shrunk()) return nnz.at(t.decl.pattern);
+    return 1;  // shrinking keeps a sparse temporary only as a scalar
+  }
+  int64_t n = 1;
+  for (size_t d = 0; d < t.kept.size(); ++d)
+    if (t.kept[d]) n *= t.decl.shape[d];
+  return n;
+}
+
+// The statement as stored: shrunk temporaries show only their kept dimensions.
+static std::string storedAccess(const IndexTree* tree, const std::string& name, const std::vector<std::string>& idx) {
+  std::vector<std::string> shown = tree ? tree->storedIndices(name, idx) : idx;
+  std::string s = name + "(";
+  for (size_t d = 0; d < shown.size(); ++d) s += (d ? "," : "") + shown[d];
+  return s + ")";
+}
+
+std::string detail::computeLabel(const TreeNode& n, const IndexTree* tree) {
+  Expr rhs = mapAccesses(n.stmt.rhs, [&](const ExprNode& a) -> Expr {
+    if (!tree) return std::make_shared<ExprNode>(a);
+    auto copy = std::make_shared<ExprNode>(a);
+    copy->indices = tree->storedIndices(a.tensor, a.indices);
+    return copy;
+  });
+  std::string op = " = ";
+  if (n.accumulates()) op = n.stmt.reduce == ReduceOp::Sum ? " += " : " max= ";
+  std::string prefix = n.computeKind == ComputeKind::Reset ? "reset " : "";
+  return prefix + storedAccess(tree, n.stmt.lhs, n.stmt.lhsIndices) + op + toString(rhs);
+}
+
+std::string TreeNode::label() const {
+  switch (kind) {
+    case NodeKind::Root: return "root";
+    case NodeKind::Index: return loop.str();
+    case NodeKind::Compute: return detail::computeLabel(*this, nullptr);
+  }
+  return "";
+}
+
+std::string IndexTree::str() const { return printTree(*this); }
+
+}  // namespace react
+
+namespace react::detail {
+
+static void walkFrom(const TreeNode& n, std::vector<const TreeNode*>& path,
+                     const std::function<void(const TreeNode&, const std::vector<const TreeNode*>&)>& visit) {
+  visit(n, path);
+  path.push_back(&n);
+  for (const TreeNode& c : n.children) walkFrom(c, path, visit);
+  path.pop_back();
+}
+
+void walk(const TreeNode& root,
+          const std::function<void(const TreeNode&, const std::vector<const TreeNode*>&)>& visit) {
+  std::vector<const TreeNode*> path;
+  walkFrom(root, path, visit);
+}
+
+std::string pathName(const std::vector<const TreeNode*>& ancestors, const TreeNode& n) {
+  std::string s;
+  for (const TreeNode* a : ancestors) s += a->label() + "/";
+  return s + n.label();
+}
+
+std::vector<std::string> readsOf(const TreeNode& n) {
+  std::vector<std::string> r;
+  for (const ExprNode* a : accesses(n.stmt.rhs)) r.push_back(a->tensor);
+  if (n.accumulates()) r.push_back(n.stmt.lhs);
+  return r;
+}
+
+std::string writeOf(const TreeNode& n) { return n.stmt.lhs; }
+
+}  // namespace react::detail
