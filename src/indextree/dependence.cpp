@@ -18,7 +18,7 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 DependenceGraph::DependenceGraph(const IndexTree& t) {
-  detail::walk(t.root, [&](const TreeNode& n, const std::vector<const TreeNode*>&) {
+  visitTree(t.root, [&](const TreeNode& n, const std::vector<const TreeNode*>&) {
     if (n.kind == NodeKind::Compute) nodes_.push_back(&n);
   });
   int n = size();
@@ -27,8 +27,8 @@ DependenceGraph::DependenceGraph(const IndexTree& t) {
   // once (read-after-write, write-after-read, write-after-write).
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {
-      const std::string wa = detail::writeOf(*nodes_[a]), wb = detail::writeOf(*nodes_[b]);
-      auto ra = detail::readsOf(*nodes_[a]), rb = detail::readsOf(*nodes_[b]);
+      const std::string wa = nodes_[a]->stmt.lhs, wb = nodes_[b]->stmt.lhs;
+      auto ra = nodes_[a]->reads(), rb = nodes_[b]->reads();
       if (contains(rb, wa) || contains(ra, wb) || wa == wb) succ_[a].push_back(b);
     }
   Graph g(n);
@@ -67,8 +67,8 @@ std::vector<std::pair<int, int>> DependenceGraph::edges() const {
 
 std::vector<std::string> DependenceGraph::carried(int from, int to) const {
   std::vector<std::string> out;
-  std::string w = detail::writeOf(*nodes_.at(from));
-  if (contains(detail::readsOf(*nodes_.at(to)), w)) out.push_back(w);
+  std::string w = nodes_.at(from)->stmt.lhs;
+  if (contains(nodes_.at(to)->reads(), w)) out.push_back(w);
   return out;
 }
 

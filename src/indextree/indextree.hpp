@@ -9,6 +9,7 @@
 
 #include "indexnotation/indexnotation.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,8 +45,14 @@ struct TreeNode {
     TreeNode n; n.kind = NodeKind::Compute; n.stmt = std::move(s); n.computeKind = k; return n;
   }
   bool accumulates() const;  // Compute node whose statement reduces: `+=` or `max=`
+  // Tensors a compute node reads (its right-hand side, and its left-hand side when it accumulates).
+  std::vector<std::string> reads() const;
   std::string label() const; // "i (D)", "T0(i,j) += B(i,k) * C(k,j)", "reset T0(h)"
 };
+
+using TreePath = std::vector<const TreeNode*>;  // ancestors, root first
+// Visits every node in execution (pre-)order with the path of its ancestors.
+void visitTree(const TreeNode& root, const std::function<void(const TreeNode&, const TreePath&)>& visit);
 
 // A tensor as the tree stores it: its declaration plus which logical dimensions are kept in
 // memory (temporary shrinking drops the dimensions a fused loop prefix fixes).

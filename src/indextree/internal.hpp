@@ -10,15 +10,7 @@ namespace react::detail {
 // "T0(h) += B(i,k) * C(k,h)": a compute node as stored in `tree` (shrunk tensors show kept dims).
 std::string computeLabel(const TreeNode& n, const IndexTree* tree);
 
-// Visits every node in execution (pre-)order with the path of its ancestors (root first).
-void walk(const TreeNode& root,
-          const std::function<void(const TreeNode&, const std::vector<const TreeNode*>&)>& visit);
-
 // "root/i (D)/j (S: S row i)": how error messages name a node.
 std::string pathName(const std::vector<const TreeNode*>& ancestors, const TreeNode& n);
-
-// Tensors a compute node reads (rhs accesses, and its lhs when it accumulates) and writes.
-std::vector<std::string> readsOf(const TreeNode& n);
-std::string writeOf(const TreeNode& n);
 
 }  // namespace react::detail

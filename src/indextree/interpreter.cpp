@@ -48,7 +48,7 @@ class Interpreter {
  private:
   double identityOf(const std::string& name) const {
     double id = 0.0;
-    detail::walk(t_.root, [&](const TreeNode& n, const std::vector<const TreeNode*>&) {
+    visitTree(t_.root, [&](const TreeNode& n, const std::vector<const TreeNode*>&) {
       if (n.kind == NodeKind::Compute && n.computeKind == ComputeKind::Compute && n.stmt.lhs == name)
         id = reduceIdentity(n.stmt.reduce);
     });

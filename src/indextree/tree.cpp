@@ -81,7 +81,7 @@ std::string IndexTree::str() const { return printTree(*this); }
 
 }  // namespace react
 
-namespace react::detail {
+namespace react {
 
 static void walkFrom(const TreeNode& n, std::vector<const TreeNode*>& path,
                      const std::function<void(const TreeNode&, const std::vector<const TreeNode*>&)>& visit) {
@@ -91,25 +91,22 @@ static void walkFrom(const TreeNode& n, std::vector<const TreeNode*>& path,
   path.pop_back();
 }
 
-void walk(const TreeNode& root,
-          const std::function<void(const TreeNode&, const std::vector<const TreeNode*>&)>& visit) {
-  std::vector<const TreeNode*> path;
+void visitTree(const TreeNode& root, const std::function<void(const TreeNode&, const TreePath&)>& visit) {
+  TreePath path;
   walkFrom(root, path, visit);
 }
 
-std::string pathName(const std::vector<const TreeNode*>& ancestors, const TreeNode& n) {
+std::string detail::pathName(const std::vector<const TreeNode*>& ancestors, const TreeNode& n) {
   std::string s;
   for (const TreeNode* a : ancestors) s += a->label() + "/";
   return s + n.label();
 }
 
-std::vector<std::string> readsOf(const TreeNode& n) {
+std::vector<std::string> TreeNode::reads() const {
   std::vector<std::string> r;
-  for (const ExprNode* a : accesses(n.stmt.rhs)) r.push_back(a->tensor);
-  if (n.accumulates()) r.push_back(n.stmt.lhs);
+  for (const ExprNode* a : accesses(stmt.rhs)) r.push_back(a->tensor);
+  if (accumulates()) r.push_back(stmt.lhs);
   return r;
 }
 
-std::string writeOf(const TreeNode& n) { return n.stmt.lhs; }
-
-}  // namespace react::detail
+}  // namespace react

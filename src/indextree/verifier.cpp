@@ -84,7 +84,7 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
   std::map<std::string, size_t> firstWrite;
   for (size_t l = 0; l < leaves.size(); ++l) {
     const TreeNode& n = *leaves[l].node;
-    for (const std::string& r : detail::readsOf(n)) {
+    for (const std::string& r : n.reads()) {
       const TensorStorage& s = t.tensor(r);
       bool computed = s.decl.role != TensorRole::Input;
       if (computed && r != n.stmt.lhs && !firstWrite.count(r))
@@ -117,7 +117,7 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
     for (size_t o = 0; o < leaves.size(); ++o) {
       const TreeNode& n = *leaves[o].node;
       if (o == l || !under(leaves[o], scope)) continue;
-      auto reads = detail::readsOf(n);
+      auto reads = n.reads();
       bool reads_it = std::find(reads.begin(), reads.end(), name) != reads.end();
       if (o < l && n.computeKind == ComputeKind::Compute && n.stmt.lhs == name) produced = true;
       if (o > l && reads_it && n.stmt.lhs != name)
@@ -133,10 +133,10 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
 void verifyTree(const IndexTree& t) {
   if (t.root.kind != NodeKind::Root) throw Error("index tree verifier: the tree has no root");
   std::vector<Leaf> leaves;
-  detail::walk(t.root, [&](const TreeNode& n, const Path& path) {
+  visitTree(t.root, [&](const TreeNode& n, const Path& path) {
     checkLoops(n, path);
     if (n.kind != NodeKind::Compute) return;
-    for (const std::string& name : detail::readsOf(n)) t.tensor(name);
+    for (const std::string& name : n.reads()) t.tensor(name);
     t.tensor(n.stmt.lhs);
     checkCompute(t, n, path);
     leaves.push_back({&n, path});

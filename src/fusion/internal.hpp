@@ -1,0 +1,36 @@
+// Helpers shared by the fusion passes (not part of the public header).
+#pragma once
+
+#include "fusion/fusion.hpp"
+
+#include <set>
+
+namespace react::fusion {
+
+// The statements of a tree's compute nodes in execution order (resets excluded).
+std::vector<Statement> statementsOf(const IndexTree& t);
+// `t` with its root's children rebuilt as one chain per statement.
+IndexTree withChains(const IndexTree& t, const std::vector<Statement>& statements);
+// A temporary name ("T<n>") and an index name ("<base><n>") unused in `t`.
+std::string freshTemporary(const IndexTree& t);
+std::string freshIndex(const IndexTree& t, const std::string& base, const std::set<std::string>& alsoTaken = {});
+// Adds a dense temporary over `indices` (sizes from the tree) or a csr one with `pattern`.
+void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
+                      const std::string& pattern = "");
+
+// Factors of a product tree (a*b*c -> {a,b,c}); a non-product is one factor.
+std::vector<Expr> factorsOf(const Expr& e);
+Expr productOf(const std::vector<Expr>& factors);
+bool mentionsAny(const Expr& e, const std::vector<std::string>& indices);
+
+// The pattern at whose stored entries every consumer of `name` reads it (inside a sparse loop over
+// the pattern, at the same coordinates), if there is one.
+std::optional<std::string> sparseReadPattern(const IndexTree& t, const std::string& name);
+
+// Applies `rewrite` to every top-level chain made of a single compute node (the shape passes that
+// split statements can handle); other subtrees are kept. `rewrite` returns the statements that
+// replace the chain's statement, or nothing to keep it.
+IndexTree rewriteSingleStatementChains(
+    const IndexTree& t, const std::function<std::vector<Statement>(IndexTree&, const Statement&)>& rewrite);
+
+}  // namespace react::fusion

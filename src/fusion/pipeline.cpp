@@ -1,0 +1,46 @@
+// Fusion modes as sequences of passes; every pass's output is verified.
+#include "fusion/internal.hpp"
+
+namespace react {
+
+FusionMode parseFusionMode(const std::string& s) {
+  if (s == "none") return FusionMode::None;
+  if (s == "maximal") return FusionMode::Maximal;
+  if (s == "react") return FusionMode::React;
+  throw Error("unknown fusion mode '" + s + "' (expected none, maximal or react)");
+}
+
+std::string toString(FusionMode m) {
+  switch (m) {
+    case FusionMode::None: return "none";
+    case FusionMode::Maximal: return "maximal";
+    case FusionMode::React: return "react";
+  }
+  return "?";
+}
+
+std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode) {
+  using Pass = IndexTree (*)(const IndexTree&);
+  std::vector<std::pair<std::string, Pass>> passes;
+  if (mode == FusionMode::Maximal) passes = {{"maximal-fusion", maximalFusion}};
+  if (mode == FusionMode::React)
+    passes = {{"hoist-invariants", hoistInvariants},   {"hoist-reductions", hoistReductions},
+              {"sparse-propagation", sparsePropagation}, {"partial-fusion", partialFusion},
+              {"shrink-temporaries", shrinkTemporaries}};
+  std::vector<PassSnapshot> out{{"build", buildIndexTree(p)}};
+  verifyTree(out.back().tree);
+  for (const auto& [name, pass] : passes) {
+    IndexTree next = pass(out.back().tree);
+    try {
+      verifyTree(next);
+    } catch (const Error& e) {
+      throw Error("after pass " + name + ": " + e.what() + "\n" + printTree(next));
+    }
+    out.push_back({name, std::move(next)});
+  }
+  return out;
+}
+
+IndexTree fuse(const Program& p, FusionMode mode) { return runPipeline(p, mode).back().tree; }
+
+}  // namespace react
