@@ -1,0 +1,71 @@
+// The plain C++/OpenMP emitter: outer loops become `omp for`, scratch is per thread.
+#include "lower/emitter.hpp"
+
+namespace react::lower {
+
+namespace {
+
+class OpenMPEmitter : public Emitter {
+ public:
+  using Emitter::Emitter;
+
+ protected:
+  std::string includes() const override {
+    return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
+           "using std::exp; using std::sqrt;";
+  }
+  std::string functionQualifier() const override { return ""; }
+
+  void allocate(const std::string& name, const std::string& size, double init) override {
+    line("std::vector<double> " + name + "_buffer(static_cast<size_t>(" + size + "), " + literalText(init) + ");");
+    line("double* const " + name + " = " + name + "_buffer.data();");
+  }
+
+  void fill(const std::string& ptr, const std::string& size, double value) override {
+    line("#pragma omp parallel for schedule(static)");
+    line("for (int64_t q = 0; q < " + size + "; ++q) " + ptr + "[q] = " + literalText(value) + ";");
+  }
+
+  void scratch(const LoopNest& nest) {
+    for (const std::string& s : nest.scratch) {
+      line("const int64_t " + s + "_size = " + storedSize(s) + "; (void)" + s + "_size;");
+      allocate(s, s + "_size", identityOf(s));
+    }
+  }
+
+  void emitNest(const LoopNest& nest) override {
+    const LoopNode& top = nest.top;
+    line("{");
+    ++depth_;
+    if (top.mapping == Mapping::Parallel) {
+      // Scratch lives per thread for the whole loop: resets after each consumer keep it clean.
+      line("#pragma omp parallel");
+      line("{");
+      ++depth_;
+      scratch(nest);
+      line("#pragma omp for schedule(dynamic, 16)");
+      serialNode(top);
+      --depth_;
+      line("}");
+    } else if (top.mapping == Mapping::ParallelReduce) {
+      double id = reduceIdentity(top.reduceOp);
+      line("double acc = " + literalText(id) + ";");
+      line(std::string("#pragma omp parallel for schedule(dynamic, 16) reduction(") +
+           (top.reduceOp == ReduceOp::Sum ? "+" : "max") + ":acc)");
+      serialNode(top, top.reduceInto, "acc");
+      std::string w = access(top.reduceInto, {});
+      line(w + (top.reduceOp == ReduceOp::Sum ? " += acc;" : " = react_max(" + w + ", acc);"));
+    } else {
+      scratch(nest);
+      serialNode(top);
+    }
+    --depth_;
+    line("}");
+  }
+};
+
+}  // namespace
+
+std::string emitOpenMP(const LoopProgram& p, const EmitOptions& o) { return OpenMPEmitter(p, o).emit(); }
+
+}  // namespace react::lower

@@ -1,0 +1,255 @@
+// Shared parts of the emitters: the kernel's prologue, accesses, expressions, statements, loops.
+#include "lower/emitter.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace react {
+
+Target parseTarget(const std::string& s) {
+  if (s == "kokkos") return Target::Kokkos;
+  if (s == "openmp") return Target::OpenMP;
+  throw Error("unknown target '" + s + "' (expected kokkos or openmp)");
+}
+
+std::string toString(Target t) { return t == Target::Kokkos ? "kokkos" : "openmp"; }
+
+std::string emitSource(const LoopProgram& p, Target target, const EmitOptions& options) {
+  return target == Target::Kokkos ? lower::emitKokkos(p, options) : lower::emitOpenMP(p, options);
+}
+
+namespace lower {
+
+namespace {
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+}  // namespace
+
+void Emitter::line(const std::string& s) { out_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
+
+std::string Emitter::extent(const std::string& index) const {
+  if (contains(p_.runtimeSizes, index)) return "N_" + index;
+  return std::to_string(p_.indexSizes.at(index));
+}
+
+std::string Emitter::literalText(double v) const {
+  if (std::isinf(v)) return v < 0 ? "(-INFINITY)" : "INFINITY";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+double Emitter::identityOf(const std::string& name) const {
+  double id = 0.0;
+  for (const LoopNest& n : p_.nests) {
+    std::function<void(const LoopNode&)> find = [&](const LoopNode& l) {
+      if (l.kind == LoopNode::Kind::Compute && !l.reset && l.stmt.lhs == name && l.accumulate)
+        id = reduceIdentity(l.stmt.reduce);
+      for (const LoopNode& c : l.body) find(c);
+    };
+    find(n.top);
+  }
+  return id;
+}
+
+// The extents of a tensor's stored dimensions, named by the index its producer writes them with.
+static std::vector<std::string> producerIndices(const LoopProgram& p, const std::string& name) {
+  std::vector<std::string> idx;
+  for (const LoopNest& n : p.nests) {
+    std::function<void(const LoopNode&)> find = [&](const LoopNode& l) {
+      if (l.kind == LoopNode::Kind::Compute && !l.reset && l.stmt.lhs == name) idx = l.stmt.lhsIndices;
+      for (const LoopNode& c : l.body) find(c);
+    };
+    find(n.top);
+  }
+  return idx;
+}
+
+std::string Emitter::storedSize(const std::string& name) const {
+  const TensorStorage& s = p_.tensors.at(name);
+  if (s.decl.format.isSparse()) return s.shrunk() ? "1" : s.decl.pattern + "_nnz";
+  std::vector<std::string> idx = producerIndices(p_, name);
+  std::string size = "1";
+  for (size_t d = 0; d < idx.size(); ++d)
+    if (s.kept[d]) size += " * " + extent(idx[d]);
+  return size;
+}
+
+std::string Emitter::access(const std::string& name, const std::vector<std::string>& idx) const {
+  if (scalars_.count(name)) return name;
+  const TensorStorage& s = p_.tensors.at(name);
+  std::string ptr = name, offset;
+  if (s.decl.format.isSparse() && !s.shrunk()) {
+    ptr = name + "_vals";
+    offset = "p_" + s.decl.pattern;
+  } else {
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (!s.kept[d]) continue;
+      offset = offset.empty() ? idx[d] : "(" + offset + ") * " + extent(idx[d]) + " + " + idx[d];
+    }
+    if (offset.empty()) offset = "0";
+  }
+  if (!o_.boundsCheck) return ptr + "[" + offset + "]";
+  std::string what = name + "(";
+  for (size_t d = 0; d < idx.size(); ++d) what += (d ? "," : "") + idx[d];
+  what += ")";
+  return ptr + "[react_checked(" + offset + ", " + name + "_size, \"" + what + "\")]";
+}
+
+std::string Emitter::expr(const Expr& e) const {
+  auto a = [&](size_t k) { return expr(e->args[k]); };
+  switch (e->op) {
+    case Op::Access: return access(e->tensor, e->indices);
+    case Op::Literal: return literalText(e->value);
+    case Op::Neg: return "(-" + a(0) + ")";
+    case Op::Exp: return "exp(" + a(0) + ")";
+    case Op::Sqrt: return "sqrt(" + a(0) + ")";
+    case Op::Add: return "(" + a(0) + " + " + a(1) + ")";
+    case Op::Sub: return "(" + a(0) + " - " + a(1) + ")";
+    case Op::Mul: return "(" + a(0) + " * " + a(1) + ")";
+    case Op::Div: return "(" + a(0) + " / " + a(1) + ")";
+    case Op::Max: return "react_max(" + a(0) + ", " + a(1) + ")";
+    case Op::Min: return "react_min(" + a(0) + ", " + a(1) + ")";
+    case Op::Lt: return "(" + a(0) + " < " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Le: return "(" + a(0) + " <= " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Gt: return "(" + a(0) + " > " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Ge: return "(" + a(0) + " >= " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Eq: return "(" + a(0) + " == " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Ne: return "(" + a(0) + " != " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Where: return "(" + a(0) + " != 0.0 ? " + a(1) + " : " + a(2) + ")";
+    default: throw Error("emitter: unexpected operator '" + std::string(opName(e->op)) + "'");
+  }
+}
+
+void Emitter::compute(const LoopNode& c, const std::string& reduceInto, const std::string& acc) {
+  std::string lhs = (!reduceInto.empty() && c.stmt.lhs == reduceInto) ? acc : access(c.stmt.lhs, c.stmt.lhsIndices);
+  std::string rhs = expr(c.stmt.rhs);
+  if (!c.accumulate) line(lhs + " = " + rhs + ";");
+  else if (c.stmt.reduce == ReduceOp::Sum) line(lhs + " += " + rhs + ";");
+  else line(lhs + " = react_max(" + lhs + ", " + rhs + ");");
+}
+
+void Emitter::loopBounds(const IndexLoop& l, std::string& lo, std::string& hi) const {
+  if (l.kind == LoopKind::Dense) {
+    lo = "0";
+    hi = extent(l.index);
+    return;
+  }
+  lo = l.pattern + "_pos[" + l.parentIndex + "]";
+  hi = l.pattern + "_pos[" + l.parentIndex + " + 1]";
+}
+
+void Emitter::bindCoordinate(const IndexLoop& l, const std::string& counter) {
+  if (l.kind == LoopKind::Dense) {
+    if (counter != l.index) line("const int64_t " + l.index + " = " + counter + ";");
+    return;
+  }
+  if (counter != "p_" + l.pattern) line("const int64_t p_" + l.pattern + " = " + counter + ";");
+  line("const int64_t " + l.index + " = " + l.pattern + "_crd[p_" + l.pattern + "];");
+}
+
+void Emitter::serialLoopOpen(const IndexLoop& l) {
+  std::string lo, hi;
+  loopBounds(l, lo, hi);
+  std::string counter = l.kind == LoopKind::Dense ? l.index : "p_" + l.pattern;
+  line("for (int64_t " + counter + " = " + lo + "; " + counter + " < " + hi + "; ++" + counter + ") {");
+  ++depth_;
+  bindCoordinate(l, counter);
+}
+
+void Emitter::declareLocals(const LoopNode& n) {
+  for (const std::string& l : n.locals) {
+    line("double " + l + " = " + literalText(identityOf(l)) + ";");
+    scalars_.insert(l);
+  }
+}
+
+void Emitter::serialNode(const LoopNode& n, const std::string& reduceInto, const std::string& acc) {
+  if (n.kind == LoopNode::Kind::Compute) return compute(n, reduceInto, acc);
+  serialLoopOpen(n.loop);
+  declareLocals(n);
+  for (const LoopNode& c : n.body) serialNode(c, reduceInto, acc);
+  for (const std::string& l : n.locals) scalars_.erase(l);
+  --depth_;
+  line("}");
+}
+
+std::string Emitter::nestComment(const LoopNest& nest) const {
+  std::string s = "// nest " + nest.name + ": ";
+  std::function<void(const LoopNode&)> collect = [&](const LoopNode& l) {
+    if (l.kind == LoopNode::Kind::Compute && !l.reset) s += l.stmt.str() + "; ";
+    for (const LoopNode& c : l.body) collect(c);
+  };
+  collect(nest.top);
+  return s;
+}
+
+std::string Emitter::emit() {
+  out_ << "// Generated by react. Index tree:\n";
+  std::istringstream tree(p_.treeText);
+  for (std::string l; std::getline(tree, l);) out_ << "//   " << l << "\n";
+  out_ << includes() << "\n";
+  out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
+  std::string q = functionQualifier();
+  out_ << q << " static inline double react_max(double a, double b) { return a > b ? a : b; }\n";
+  out_ << q << " static inline double react_min(double a, double b) { return a < b ? a : b; }\n";
+  if (o_.boundsCheck)
+    out_ << q << " static inline int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
+         << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); abort(); }\n"
+         << "  return i;\n}\n";
+  out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
+  for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
+    line("const int64_t N_" + p_.runtimeSizes[k] + " = sizes[" + std::to_string(k) + "];");
+  if (p_.runtimeSizes.empty()) line("(void)sizes;");
+  for (size_t k = 0; k < p_.args.size(); ++k) {
+    const std::string& name = p_.args[k];
+    const TensorStorage& s = p_.tensors.at(name);
+    std::string a = "t[" + std::to_string(k) + "]";
+    if (s.decl.format.isSparse()) {
+      line("double* const " + name + "_vals = " + a + ".vals;");
+      if (s.decl.pattern == name)
+        line("const int64_t* const " + name + "_pos = " + a + ".pos; const int32_t* const " + name + "_crd = " + a +
+             ".crd; const int64_t " + name + "_nnz = " + a + ".nnz;");
+    } else {
+      line("double* const " + name + " = " + a + ".vals;");
+    }
+    line("const int64_t " + name + "_size = " + a + ".nnz; (void)" + name + "_size;");
+  }
+  // Outputs that are accumulated, or written only at a pattern's stored entries, start from the
+  // reduction's identity.
+  for (const std::string& name : p_.args) {
+    const TensorStorage& s = p_.tensors.at(name);
+    if (s.decl.role != TensorRole::Output) continue;
+    bool accumulated = false, sparseWritten = false;
+    for (const LoopNest& n : p_.nests) {
+      std::function<void(const LoopNode&, bool)> find = [&](const LoopNode& l, bool inSparse) {
+        if (l.kind == LoopNode::Kind::Compute && l.stmt.lhs == name) {
+          accumulated |= l.accumulate;
+          sparseWritten |= inSparse;
+        }
+        for (const LoopNode& c : l.body) find(c, inSparse || (l.kind == LoopNode::Kind::Loop && l.loop.kind == LoopKind::Sparse));
+      };
+      find(n.top, false);
+    }
+    if (accumulated || (sparseWritten && !s.decl.format.isSparse()))
+      fill(s.decl.format.isSparse() ? name + "_vals" : name, name + "_size", identityOf(name));
+  }
+  for (const std::string& name : p_.fullTemporaries) {
+    line("const int64_t " + name + "_size = " + storedSize(name) + ";");
+    bool sparse = p_.tensors.at(name).decl.format.isSparse();
+    allocate(sparse ? name + "_vals" : name, name + "_size", identityOf(name));
+  }
+  for (const LoopNest& nest : p_.nests) {
+    line(nestComment(nest));
+    emitNest(nest);
+  }
+  if (!epilogue().empty()) line(epilogue());
+  out_ << "}\n";
+  return out_.str();
+}
+
+}  // namespace lower
+}  // namespace react

@@ -1,0 +1,108 @@
+// JIT: compile emitted source into a shared library, cache it on disk, load it with dlopen.
+#include "lower/lower.hpp"
+#include "lower/jit_config.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace react {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string cacheDirectory(const JitOptions& o) {
+  if (!o.cacheDir.empty()) return o.cacheDir;
+  if (const char* d = std::getenv("REACT_CACHE_DIR"); d && *d) return d;
+  return env("HOME", "/tmp") + "/.cache/react";
+}
+
+// FNV-1a, 64 bits: stable across runs and platforms (std::hash is not).
+std::string hashOf(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string compilerCommand(Target target) {
+  // REACT_JIT_CXX / REACT_JIT_*_FLAGS in the environment override what CMake found.
+  if (target == Target::OpenMP)
+    return env("REACT_JIT_CXX", REACT_JIT_CXX) + " " + env("REACT_JIT_OPENMP_FLAGS", REACT_JIT_OPENMP_FLAGS);
+  return env("REACT_JIT_KOKKOS_CXX", REACT_JIT_KOKKOS_CXX) + " " + env("REACT_JIT_KOKKOS_FLAGS", REACT_JIT_KOKKOS_FLAGS);
+}
+
+// Libraries go after the source file on the command line.
+static std::string linkLibraries(Target target) {
+  return target == Target::Kokkos ? env("REACT_JIT_KOKKOS_LIBS", REACT_JIT_KOKKOS_LIBS) : "";
+}
+
+CompiledLibrary jitCompile(const std::string& source, Target target, const JitOptions& options,
+                           const std::string& functionName) {
+  CompiledLibrary lib;
+  std::string command = compilerCommand(target), libs = linkLibraries(target);
+  std::string dir = cacheDirectory(options);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("JIT: cannot create cache directory '" + dir + "': " + ec.message());
+  std::string key = hashOf(source + "\n" + command + "\n" + libs);
+  lib.sourcePath = dir + "/" + key + ".cpp";
+  lib.libraryPath = dir + "/" + key + ".so";
+
+  if (!fs::exists(lib.libraryPath)) {
+    {
+      std::ofstream out(lib.sourcePath);
+      out << source;
+      if (!out) throw Error("JIT: cannot write '" + lib.sourcePath + "'");
+    }
+    // Compile to a private name, then rename: concurrent processes never load a partial library.
+    std::string tmp = lib.libraryPath + ".tmp." + std::to_string(::getpid());
+    std::string log = dir + "/" + key + ".log";
+    std::string cmd = command + " -o '" + tmp + "' '" + lib.sourcePath + "' " + libs + " > '" + log + "' 2>&1";
+    if (options.verbose) std::fprintf(stderr, "react JIT: %s\n", cmd.c_str());
+    auto start = std::chrono::steady_clock::now();
+    int rc = std::system(cmd.c_str());
+    lib.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rc != 0) {
+      fs::remove(tmp, ec);
+      throw Error("JIT: compiling generated source " + lib.sourcePath + " failed (" + command + "):\n" + readFile(log));
+    }
+    fs::rename(tmp, lib.libraryPath, ec);
+    if (ec) throw Error("JIT: cannot move the library into the cache: " + ec.message());
+  } else {
+    lib.cacheHit = true;
+  }
+  // RTLD_NODELETE: unloading an OpenMP library from a host without OpenMP crashes libgomp.
+  void* handle = ::dlopen(lib.libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!handle) throw Error("JIT: cannot load " + lib.libraryPath + ": " + ::dlerror());
+  lib.function = reinterpret_cast<KernelFunction>(::dlsym(handle, functionName.c_str()));
+  if (!lib.function) throw Error("JIT: " + lib.libraryPath + " has no function '" + functionName + "'");
+  return lib;
+}
+
+}  // namespace react

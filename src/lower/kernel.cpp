@@ -1,0 +1,76 @@
+// The C++ API: compile a program into a callable kernel and run it on react tensors.
+#include "lower/lower.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdlib>
+
+namespace react {
+
+void ensureKokkosInitialized() {
+  if (Kokkos::is_initialized()) return;
+  Kokkos::initialize();
+  std::atexit([] { Kokkos::finalize(); });
+}
+
+Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
+  Kernel k;
+  k.tree_ = fuse(p, options.fusion);
+  k.loops_ = lowerToLoops(k.tree_);
+  k.source_ = emitSource(k.loops_, options.target, options.emit);
+  k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
+  if (options.target == Target::Kokkos) ensureKokkosInitialized();
+  return k;
+}
+
+std::vector<int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+  for (const std::string& name : loops_.args) {
+    const TensorDecl& d = tree_.tensor(name).decl;
+    if (d.role != TensorRole::Input) continue;
+    auto it = inputs.find(name);
+    if (it == inputs.end()) throw Error("kernel: no value given for input '" + name + "'");
+    std::vector<int64_t> shape;
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) {
+      if (!d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
+      shape = {m->rows, m->cols};
+    } else {
+      if (d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
+      shape = std::get<DenseTensor>(it->second).shape;
+    }
+    if (shape != d.shape) throw Error("kernel: input '" + name + "' does not have the shape the kernel was compiled for");
+  }
+  std::vector<int64_t> sizes;
+  for (const std::string& index : loops_.runtimeSizes) sizes.push_back(tree_.indexSizes.at(index));
+  return sizes;
+}
+
+TensorValues Kernel::run(const TensorValues& inputs) const {
+  std::vector<int64_t> sizes = sizesFor(inputs);
+  TensorValues outputs;
+  for (const std::string& name : loops_.args) {
+    const TensorDecl& d = tree_.tensor(name).decl;
+    if (d.role != TensorRole::Output) continue;
+    if (d.format.isSparse()) {
+      CsrMatrix m = std::get<CsrMatrix>(inputs.at(d.pattern));
+      std::fill(m.val.begin(), m.val.end(), 0.0);
+      outputs[name] = std::move(m);
+    } else {
+      outputs[name] = DenseTensor(d.shape);
+    }
+  }
+  std::vector<ReactTensor> args;
+  for (const std::string& name : loops_.args) {
+    bool isInput = tree_.tensor(name).decl.role == TensorRole::Input;
+    const MarketData& v = isInput ? inputs.at(name) : outputs.at(name);
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v))
+      args.push_back({const_cast<double*>(m->val.data()), m->rowptr.data(), m->col.data(), m->nnz()});
+    else {
+      const DenseTensor& t = std::get<DenseTensor>(v);
+      args.push_back({const_cast<double*>(t.data.data()), nullptr, nullptr, t.size()});
+    }
+  }
+  runRaw(args.data(), sizes.data());
+  return outputs;
+}
+
+}  // namespace react

@@ -1,0 +1,127 @@
+// react/lower: index tree -> loop IR -> C++ source (Kokkos or OpenMP) -> JIT-compiled kernel.
+#pragma once
+
+#include "fusion/fusion.hpp"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace react {
+
+// --- loop IR ----------------------------------------------------------------------------------
+// How a loop's iterations are spread over the machine. Top-level loops: Parallel (independent
+// iterations), ParallelReduce (iterations only combine into one scalar), Serial. Loops directly
+// inside a Parallel top-level loop (one team per outer iteration on Kokkos): TeamThread
+// (independent), TeamReduce (combine into one scalar), Single (one thread of the team).
+enum class Mapping { Serial, Parallel, ParallelReduce, TeamThread, TeamReduce, Single };
+const char* toString(Mapping m);
+
+struct LoopNode {
+  enum class Kind { Loop, Compute } kind = Kind::Loop;
+  IndexLoop loop;                // Loop
+  Mapping mapping = Mapping::Serial;
+  std::string reduceInto;        // ParallelReduce / TeamReduce: the scalar combined
+  ReduceOp reduceOp = ReduceOp::Sum;
+  Statement stmt;                // Compute
+  bool accumulate = false;
+  bool reset = false;
+  std::vector<std::string> locals;  // scalar temporaries private to one iteration of this loop
+  std::vector<LoopNode> body;
+};
+
+// One top-level loop nest = one kernel launch.
+struct LoopNest {
+  std::string name;                   // after the statements it computes: "T0_A"
+  LoopNode top;                       // a loop, or a single compute node
+  std::vector<std::string> scratch;   // shrunk temporaries shared by one outer iteration
+};
+
+struct LoopProgram {
+  std::vector<LoopNest> nests;
+  std::map<std::string, TensorStorage> tensors;
+  std::map<std::string, int64_t> indexSizes;
+  std::vector<std::string> args;          // inputs then outputs: the kernel's tensor arguments
+  std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
+  std::vector<std::string> fullTemporaries;  // unshrunk temporaries, allocated per call
+  std::string treeText;                   // printTree of the source tree
+  std::string str() const;                // readable dump of the loop IR
+};
+
+LoopProgram lowerToLoops(const IndexTree& t);
+
+// --- emitters ---------------------------------------------------------------------------------
+enum class Target { Kokkos, OpenMP };
+Target parseTarget(const std::string& s);  // "kokkos" | "openmp"; throws react::Error
+std::string toString(Target t);
+
+struct EmitOptions {
+  bool boundsCheck = false;          // every access checked; a violation aborts with its location
+  std::string functionName = "react_kernel";
+};
+
+// A C++ translation unit defining
+//   extern "C" void <functionName>(const ReactTensor* tensors, const int64_t* sizes);
+// with tensors in LoopProgram::args order and sizes in LoopProgram::runtimeSizes order.
+std::string emitSource(const LoopProgram& p, Target target, const EmitOptions& options = {});
+// The struct the generated functions take (also in every emitted source).
+struct ReactTensor {
+  double* vals;        // values (dense row-major, or csr values)
+  const int64_t* pos;  // csr row positions (rows+1), or null
+  const int32_t* crd;  // csr column coordinates, or null
+  int64_t nnz;         // csr stored entries (values length), or dense size
+};
+using KernelFunction = void (*)(const ReactTensor*, const int64_t*);
+
+// --- JIT --------------------------------------------------------------------------------------
+struct JitOptions {
+  std::string cacheDir;  // "" = $REACT_CACHE_DIR or ~/.cache/react
+  bool verbose = false;
+};
+struct CompiledLibrary {
+  KernelFunction function = nullptr;
+  std::string sourcePath, libraryPath;
+  bool cacheHit = false;
+  double compileSeconds = 0;  // 0 on a cache hit
+};
+// Compiles (or finds in the cache) the source for `target` and loads it. The cache key hashes the
+// source, the compiler and its flags. Compile errors throw react::Error naming the source file.
+CompiledLibrary jitCompile(const std::string& source, Target target, const JitOptions& options = {},
+                           const std::string& functionName = "react_kernel");
+std::string compilerCommand(Target target);  // what jitCompile runs, for reports
+
+// --- C++ API ----------------------------------------------------------------------------------
+struct CompileOptions {
+  FusionMode fusion = FusionMode::React;
+  Target target = Target::OpenMP;
+  EmitOptions emit;
+  JitOptions jit;
+};
+
+class Kernel {
+ public:
+  static Kernel compile(const Program& p, const CompileOptions& options = {});
+  // Runs on host data; checks every input's presence, format and shape (react::Error otherwise).
+  TensorValues run(const TensorValues& inputs) const;
+  // Runs on caller-owned buffers in the kernel's memory space (benchmarks reuse them).
+  void runRaw(const ReactTensor* tensors, const int64_t* sizes) const { lib_.function(tensors, sizes); }
+  // Runtime sizes for the given inputs, in LoopProgram::runtimeSizes order.
+  std::vector<int64_t> sizesFor(const TensorValues& inputs) const;
+
+  const IndexTree& tree() const { return tree_; }
+  const LoopProgram& loops() const { return loops_; }
+  const std::string& source() const { return source_; }
+  const CompiledLibrary& library() const { return lib_; }
+
+ private:
+  IndexTree tree_;
+  LoopProgram loops_;
+  std::string source_;
+  CompiledLibrary lib_;
+};
+
+// Initializes Kokkos once per process (needed before running a Kokkos-target kernel).
+void ensureKokkosInitialized();
+
+}  // namespace react
