@@ -44,9 +44,11 @@ std::vector<int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
   return sizes;
 }
 
-TensorValues Kernel::run(const TensorValues& inputs) const {
-  std::vector<int64_t> sizes = sizesFor(inputs);
-  TensorValues outputs;
+BoundKernel Kernel::bind(const TensorValues& inputs) const {
+  BoundKernel b;
+  b.kernel = this;
+  b.sizes = sizesFor(inputs);
+  TensorValues& outputs = b.outputs;
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Output) continue;
@@ -58,7 +60,7 @@ TensorValues Kernel::run(const TensorValues& inputs) const {
       outputs[name] = DenseTensor(d.shape);
     }
   }
-  std::vector<ReactTensor> args;
+  std::vector<ReactTensor>& args = b.args;
   for (const std::string& name : loops_.args) {
     bool isInput = tree_.tensor(name).decl.role == TensorRole::Input;
     const MarketData& v = isInput ? inputs.at(name) : outputs.at(name);
@@ -69,8 +71,15 @@ TensorValues Kernel::run(const TensorValues& inputs) const {
       args.push_back({const_cast<double*>(t.data.data()), nullptr, nullptr, t.size()});
     }
   }
-  runRaw(args.data(), sizes.data());
-  return outputs;
+  return b;
+}
+
+void BoundKernel::run() const { kernel->runRaw(args.data(), sizes.data()); }
+
+TensorValues Kernel::run(const TensorValues& inputs) const {
+  BoundKernel b = bind(inputs);
+  b.run();
+  return std::move(b.outputs);
 }
 
 }  // namespace react

@@ -99,11 +99,24 @@ struct CompileOptions {
   JitOptions jit;
 };
 
+class Kernel;
+// A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
+// so timing one measures the kernel alone.
+struct BoundKernel {
+  const Kernel* kernel = nullptr;
+  TensorValues outputs;
+  std::vector<ReactTensor> args;
+  std::vector<int64_t> sizes;
+  void run() const;
+};
+
 class Kernel {
  public:
   static Kernel compile(const Program& p, const CompileOptions& options = {});
   // Runs on host data; checks every input's presence, format and shape (react::Error otherwise).
   TensorValues run(const TensorValues& inputs) const;
+  // Binds inputs (which must outlive the result) and allocates outputs.
+  BoundKernel bind(const TensorValues& inputs) const;
   // Runs on caller-owned buffers in the kernel's memory space (benchmarks reuse them).
   void runRaw(const ReactTensor* tensors, const int64_t* sizes) const { lib_.function(tensors, sizes); }
   // Runtime sizes for the given inputs, in LoopProgram::runtimeSizes order.
