@@ -100,9 +100,15 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
   // RTLD_NODELETE: unloading an OpenMP library from a host without OpenMP crashes libgomp.
   void* handle = ::dlopen(lib.libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle) throw Error("JIT: cannot load " + lib.libraryPath + ": " + ::dlerror());
-  lib.function = reinterpret_cast<KernelFunction>(::dlsym(handle, functionName.c_str()));
-  if (!lib.function) throw Error("JIT: " + lib.libraryPath + " has no function '" + functionName + "'");
+  lib.handle = handle;
+  lib.function = lookupKernel(lib, functionName);
   return lib;
+}
+
+KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& functionName) {
+  auto f = reinterpret_cast<KernelFunction>(::dlsym(lib.handle, functionName.c_str()));
+  if (!f) throw Error("JIT: " + lib.libraryPath + " has no function '" + functionName + "'");
+  return f;
 }
 
 }  // namespace react

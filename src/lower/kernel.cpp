@@ -23,6 +23,28 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
   return k;
 }
 
+std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, const CompileOptions& options) {
+  std::vector<Kernel> kernels(programs.size());
+  std::string source;
+  for (size_t n = 0; n < programs.size(); ++n) {
+    Kernel& k = kernels[n];
+    EmitOptions emit = options.emit;
+    emit.functionName = options.emit.functionName + "_" + std::to_string(n);
+    k.tree_ = fuse(programs[n], options.fusion);
+    k.loops_ = lowerToLoops(k.tree_);
+    k.source_ = emitSource(k.loops_, options.target, emit);
+    source += k.source_;
+  }
+  if (programs.empty()) return kernels;
+  CompiledLibrary lib = jitCompile(source, options.target, options.jit, options.emit.functionName + "_0");
+  for (size_t n = 0; n < programs.size(); ++n) {
+    kernels[n].lib_ = lib;
+    kernels[n].lib_.function = lookupKernel(lib, options.emit.functionName + "_" + std::to_string(n));
+  }
+  if (options.target == Target::Kokkos) ensureKokkosInitialized();
+  return kernels;
+}
+
 std::vector<int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;

@@ -80,7 +80,8 @@ struct JitOptions {
   bool verbose = false;
 };
 struct CompiledLibrary {
-  KernelFunction function = nullptr;
+  void* handle = nullptr;
+  KernelFunction function = nullptr;  // the function named at compile time
   std::string sourcePath, libraryPath;
   bool cacheHit = false;
   double compileSeconds = 0;  // 0 on a cache hit
@@ -90,6 +91,7 @@ struct CompiledLibrary {
 CompiledLibrary jitCompile(const std::string& source, Target target, const JitOptions& options = {},
                            const std::string& functionName = "react_kernel");
 std::string compilerCommand(Target target);  // what jitCompile runs, for reports
+KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& functionName);
 
 // --- C++ API ----------------------------------------------------------------------------------
 struct CompileOptions {
@@ -113,6 +115,8 @@ struct BoundKernel {
 class Kernel {
  public:
   static Kernel compile(const Program& p, const CompileOptions& options = {});
+  // Many programs in one translation unit: one compiler run, one library (fast test suites).
+  static std::vector<Kernel> compileBatch(const std::vector<Program>& programs, const CompileOptions& options = {});
   // Runs on host data; checks every input's presence, format and shape (react::Error otherwise).
   TensorValues run(const TensorValues& inputs) const;
   // Binds inputs (which must outlive the result) and allocates outputs.
