@@ -14,7 +14,7 @@ class KokkosEmitter : public Emitter {
  protected:
   std::string includes() const override {
     return "#include <Kokkos_Core.hpp>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
-           "using std::exp; using std::sqrt;";
+           "using std::exp; using std::sqrt;\n#define REACT_ABORT() Kokkos::abort(\"react bounds check failed\")";
   }
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }

@@ -12,7 +12,7 @@ class OpenMPEmitter : public Emitter {
  protected:
   std::string includes() const override {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
-           "using std::exp; using std::sqrt;";
+           "using std::exp; using std::sqrt;\n#define REACT_ABORT() abort()";
   }
   std::string functionQualifier() const override { return ""; }
 

@@ -198,7 +198,7 @@ std::string Emitter::emit() {
   out_ << q << " static inline double react_max(double a, double b) { return a > b ? a : b; }\n";
   out_ << q << " static inline double react_min(double a, double b) { return a < b ? a : b; }\n";
   out_ << q << " static inline int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
-       << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); abort(); }\n"
+       << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
   out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
