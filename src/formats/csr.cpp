@@ -35,10 +35,11 @@ void CsrMatrixT<Index>::validate() const {
     fail("rowptr[rows] is " + std::to_string(rowptr[rows]) + ", expected nnz = " + std::to_string(nnz()));
   if (val.size() != col.size())
     fail("val has " + std::to_string(val.size()) + " entries, col has " + std::to_string(col.size()));
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = 0; r < rows; ++r)
     if (rowptr[r + 1] < rowptr[r])
       fail("rowptr decreases at row " + std::to_string(r) + " (" + std::to_string(rowptr[r]) + " > " +
            std::to_string(rowptr[r + 1]) + ")");
+  for (int64_t r = 0; r < rows; ++r) {
     for (int64_t k = rowptr[r]; k < rowptr[r + 1]; ++k) {
       const int64_t c = col[k];
       if (c < 0 || c >= cols)

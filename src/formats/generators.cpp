@@ -35,6 +35,25 @@ int64_t roundRandomly(double x, Rng& rng) {
   return static_cast<int64_t>(f) + (rng.uniform() < x - f ? 1 : 0);
 }
 
+// A Poisson(lambda) draw: inversion for small lambda, a rounded normal approximation above 30.
+int64_t poisson(Rng& rng, double lambda) {
+  if (lambda <= 0.0) return 0;
+  if (lambda < 30.0) {
+    const double u = rng.uniform();
+    double p = std::exp(-lambda), cdf = p;
+    int64_t k = 0;
+    while (u >= cdf && k < 1000) {
+      ++k;
+      p *= lambda / static_cast<double>(k);
+      cdf += p;
+    }
+    return k;
+  }
+  const double u1 = rng.uniform(), u2 = rng.uniform();
+  const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+  return std::max<int64_t>(0, std::llround(lambda + std::sqrt(lambda) * z));
+}
+
 // k distinct columns of 0..cols-1, uniformly at random, sorted.
 void sampleColumns(Rng& rng, int64_t k, int64_t cols, std::vector<int32_t>& out) {
   out.clear();
@@ -95,7 +114,7 @@ CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_
   std::vector<int64_t> len(rows);
   for (int64_t r = 0; r < rows; ++r) {
     Rng rng(seed, stream(r, kLength));
-    len[r] = std::min<int64_t>(cols, roundRandomly(avgNnzPerRow, rng));
+    len[r] = std::min<int64_t>(cols, poisson(rng, avgNnzPerRow));  // Erdos-Renyi-like row lengths
   }
   return assemble(rows, cols, len, seed,
                   [cols](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(cols, rng, k, out); });
