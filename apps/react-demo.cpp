@@ -42,6 +42,12 @@ Loaded loadBest(const std::string& path, int repeat) {
   return best;
 }
 
+// Errors go to stderr, after whatever the table has printed so far.
+void report(const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "react-demo: %s\n", what.c_str());
+}
+
 void printHeader() {
   std::printf("%-36s %10s %10s %11s %8s %10s %9s\n", "matrix", "rows", "cols", "nnz", "max/row", "load ms",
               "MB/s");
@@ -73,10 +79,10 @@ std::vector<std::string> expand(const std::vector<std::string>& args, int& failu
       for (const auto& entry : fs::directory_iterator(a, ec))
         if (entry.path().extension() == ".mtx") inDir.push_back(entry.path().string());
       if (ec) {
-        std::fprintf(stderr, "react-demo: %s: cannot list folder: %s\n", a.c_str(), ec.message().c_str());
+        report(a + ": cannot list folder: " + ec.message());
         ++failures;
       } else if (inDir.empty()) {
-        std::fprintf(stderr, "react-demo: %s: no .mtx files in this folder\n", a.c_str());
+        report(a + ": no .mtx files in this folder");
         ++failures;
       }
       std::sort(inDir.begin(), inDir.end());
@@ -109,11 +115,11 @@ int roundTripGenerated(int repeat) {
       const Loaded l = loadBest(path, repeat);
       printRow(std::string("(generated) ") + g.name, l, fs::file_size(path));
       if (!(std::get<CsrMatrix>(l.data) == g.m)) {
-        std::fprintf(stderr, "react-demo: %s: the matrix read back differs from the one written\n", path.c_str());
+        report(path + ": the matrix read back differs from the one written");
         ++failures;
       }
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "react-demo: %s\n", e.what());
+      report(e.what());
       ++failures;
     }
   }
@@ -146,10 +152,10 @@ int main(int argc, char** argv) {
       const Loaded l = loadBest(path, repeat);
       printRow(fs::path(path).filename().string(), l, fs::file_size(path));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "react-demo: %s\n", e.what());
+      report(e.what());
       ++failures;
     }
   }
-  if (failures) std::fprintf(stderr, "react-demo: %d failure(s)\n", failures);
+  if (failures) report(std::to_string(failures) + " failure(s)");
   return failures ? 1 : 0;
 }
