@@ -88,7 +88,12 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m);    // coord
 void writeMatrixMarket(const std::string& path, const DenseTensor& t);  // array real general, rank<=2
 
 // ---------------------------------------------------------------------------------------------
-// Seeded synthetic matrices (deterministic for a given seed on every platform).
+// Seeded synthetic matrices (deterministic for a given seed on every platform and thread count;
+// formats/random.hpp has the generator). Values are uniform in [0,1); columns are sorted and unique.
+//  - uniformRandom: row lengths Poisson(avgNnzPerRow) (capped at cols), columns uniform.
+//  - powerLaw: row lengths proportional to Pareto weights with P(w) ~ w^-exponent, scaled so the
+//    average is avgNnzPerRow (rows capped at n): a few hub rows, many short or empty rows.
+//  - banded: every column within halfBandwidth of the diagonal (2*halfBandwidth+1 per inner row).
 CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed);
 CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent = 2.0);
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed);

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds react (Release) and runs the main job, react-demo.
+# Arguments go to react-demo: .mtx files or folders of them, e.g. ../shared/data/matrices.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$(nproc)" --target react-demo
+./build/bin/react-demo "$@"

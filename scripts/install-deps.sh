@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything react needs to build, test and plot, from Debian 12 packages.
+# Reruns are fast: apt is skipped when every package is already installed.
+set -euo pipefail
+
+PACKAGES=(
+  cmake g++ make                                          # toolchain (not on a bare Debian)
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev   # Kokkos 3.4 (Serial) + Kokkos Kernels
+  liblapack-dev libblas-dev                               # linked by Kokkos Kernels' CMake target
+  libeigen3-dev libboost-graph-dev libomp-dev doctest-dev
+  python3-scipy python3-matplotlib                        # reference checks, baselines, plots
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "install-deps: missing packages (${missing[*]}); run as root or install sudo" >&2
+    exit 1
+  fi
+  SUDO=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"

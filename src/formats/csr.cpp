@@ -1,0 +1,316 @@
+// CSR invariants, the triplet -> CSR builder and the conversions between COO, CSR, dense and Eigen.
+#include "formats/csr_build.hpp"
+#include "formats/formats.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace react {
+
+namespace {
+
+constexpr int64_t kMaxIndex32 = std::numeric_limits<int32_t>::max();
+
+std::string dims(int64_t rows, int64_t cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+
+void checkCols32(int64_t cols, const char* where) {
+  if (cols > kMaxIndex32 + 1)
+    throw Error(std::string(where) + ": " + std::to_string(cols) +
+                " columns do not fit 32-bit column coordinates (at most 2147483648)");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+template <typename Index>
+void CsrMatrixT<Index>::validate() const {
+  auto fail = [](const std::string& what) { throw Error("invalid CSR matrix: " + what); };
+  if (rows < 0 || cols < 0) fail("negative size " + dims(rows, cols));
+  if (static_cast<int64_t>(rowptr.size()) != rows + 1)
+    fail("rowptr has " + std::to_string(rowptr.size()) + " entries, expected rows+1 = " + std::to_string(rows + 1));
+  if (rowptr[0] != 0) fail("rowptr[0] is " + std::to_string(rowptr[0]) + ", expected 0");
+  if (rowptr[rows] != nnz())
+    fail("rowptr[rows] is " + std::to_string(rowptr[rows]) + ", expected nnz = " + std::to_string(nnz()));
+  if (val.size() != col.size())
+    fail("val has " + std::to_string(val.size()) + " entries, col has " + std::to_string(col.size()));
+  for (int64_t r = 0; r < rows; ++r)
+    if (rowptr[r + 1] < rowptr[r])
+      fail("rowptr decreases at row " + std::to_string(r) + " (" + std::to_string(rowptr[r]) + " > " +
+           std::to_string(rowptr[r + 1]) + ")");
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = rowptr[r]; k < rowptr[r + 1]; ++k) {
+      const int64_t c = col[k];
+      if (c < 0 || c >= cols)
+        fail("column " + std::to_string(c) + " in row " + std::to_string(r) + " is outside 0.." +
+             std::to_string(cols - 1));
+      if (k > rowptr[r] && col[k - 1] >= c)
+        fail(std::string(col[k - 1] == c ? "duplicate" : "unsorted") + " column " + std::to_string(c) + " in row " +
+             std::to_string(r) + " (after column " + std::to_string(col[k - 1]) + ")");
+    }
+  }
+}
+
+template struct CsrMatrixT<int32_t>;
+template struct CsrMatrixT<int64_t>;
+
+CsrMatrix64 toCsr64(const CsrMatrix& a) {
+  CsrMatrix64 b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.rowptr = a.rowptr;
+  b.col.assign(a.col.begin(), a.col.end());
+  b.val = a.val;
+  return b;
+}
+
+CsrMatrix toCsr32(const CsrMatrix64& a) {
+  checkCols32(a.cols, "toCsr32");
+  CsrMatrix b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.rowptr = a.rowptr;
+  b.col.resize(a.col.size());
+  for (size_t k = 0; k < a.col.size(); ++k) {
+    if (a.col[k] < 0 || a.col[k] > kMaxIndex32)
+      throw Error("toCsr32: column coordinate " + std::to_string(a.col[k]) + " (entry " + std::to_string(k) +
+                  ") does not fit in 32 bits");
+    b.col[k] = static_cast<int32_t>(a.col[k]);
+  }
+  b.val = a.val;
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+
+namespace {
+
+// Sorts one row's (col, val) run by column, stably, so duplicates keep their input order.
+void sortRow(int32_t* col, double* val, int64_t n, std::vector<std::pair<int32_t, double>>& buf) {
+  if (n <= 32) {  // insertion sort: short rows are the common case
+    for (int64_t k = 1; k < n; ++k) {
+      const int32_t c = col[k];
+      const double v = val[k];
+      int64_t m = k;
+      for (; m > 0 && col[m - 1] > c; --m) {
+        col[m] = col[m - 1];
+        val[m] = val[m - 1];
+      }
+      col[m] = c;
+      val[m] = v;
+    }
+    return;
+  }
+  buf.resize(n);
+  for (int64_t k = 0; k < n; ++k) buf[k] = {col[k], val[k]};
+  std::stable_sort(buf.begin(), buf.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (int64_t k = 0; k < n; ++k) {
+    col[k] = buf[k].first;
+    val[k] = buf[k].second;
+  }
+}
+
+// Sorts the row if needed and sums duplicates in place; returns the new row length.
+int64_t normalizeRow(int32_t* col, double* val, int64_t n, std::vector<std::pair<int32_t, double>>& buf) {
+  bool sorted = true, unique = true;
+  for (int64_t k = 1; k < n; ++k) {
+    if (col[k - 1] > col[k]) sorted = false;
+    if (col[k - 1] == col[k]) unique = false;
+  }
+  if (sorted && unique) return n;
+  if (!sorted) sortRow(col, val, n, buf);
+  int64_t w = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (w > 0 && col[w - 1] == col[k]) {
+      val[w - 1] += val[k];
+    } else {
+      col[w] = col[k];
+      val[w] = val[k];
+      ++w;
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+template <typename I>
+CsrMatrix buildCsr(int64_t rows, int64_t cols, const std::vector<TripletSpan<I>>& spans, Mirror mirror) {
+  const int64_t S = static_cast<int64_t>(spans.size());
+  const bool mirrored = mirror != Mirror::None;
+  const double sign = mirror == Mirror::Skew ? -1.0 : 1.0;
+  int64_t entries = 0;
+  for (const auto& s : spans) entries += s.n;
+  const bool par = entries > 200000;
+
+  // 1. Row counts per span; offsets[s][r] then becomes span s's first slot in row r.
+  std::vector<std::vector<int64_t>> offsets(S);
+#pragma omp parallel for schedule(static, 1) if (par && S > 1)
+  for (int64_t s = 0; s < S; ++s) {
+    std::vector<int64_t>& cnt = offsets[s];
+    cnt.assign(rows, 0);
+    const TripletSpan<I>& t = spans[s];
+    for (int64_t k = 0; k < t.n; ++k) {
+      ++cnt[t.row[k]];
+      if (mirrored && t.row[k] != t.col[k]) ++cnt[t.col[k]];
+    }
+  }
+  CsrMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.rowptr.assign(rows + 1, 0);
+  int64_t pos = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t c = offsets[s][r];
+      offsets[s][r] = pos;
+      pos += c;
+    }
+    m.rowptr[r + 1] = pos;
+  }
+
+  // 2. Stable scatter: each span writes its entries, in order, into its own slots.
+  m.col.resize(pos);
+  m.val.resize(pos);
+#pragma omp parallel for schedule(static, 1) if (par && S > 1)
+  for (int64_t s = 0; s < S; ++s) {
+    std::vector<int64_t>& next = offsets[s];
+    const TripletSpan<I>& t = spans[s];
+    for (int64_t k = 0; k < t.n; ++k) {
+      const I r = t.row[k], c = t.col[k];
+      const double v = t.val ? t.val[k] : 1.0;
+      int64_t p = next[r]++;
+      m.col[p] = static_cast<int32_t>(c);
+      m.val[p] = v;
+      if (mirrored && r != c) {
+        p = next[c]++;
+        m.col[p] = static_cast<int32_t>(r);
+        m.val[p] = sign * v;
+      }
+    }
+  }
+  offsets.clear();
+
+  // 3. Sort the rows that need it and sum duplicates; compact if anything was merged.
+  std::vector<int64_t> len(rows);
+  bool merged = false;
+#pragma omp parallel if (par) reduction(|| : merged)
+  {
+    std::vector<std::pair<int32_t, double>> buf;
+#pragma omp for schedule(dynamic, 4096)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t b = m.rowptr[r], n = m.rowptr[r + 1] - b;
+      len[r] = normalizeRow(m.col.data() + b, m.val.data() + b, n, buf);
+      merged = merged || len[r] != n;
+    }
+  }
+  if (merged) {
+    std::vector<int64_t> rowptr(rows + 1, 0);
+    for (int64_t r = 0; r < rows; ++r) rowptr[r + 1] = rowptr[r] + len[r];
+    std::vector<int32_t> col(rowptr[rows]);
+    std::vector<double> val(rowptr[rows]);
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t r = 0; r < rows; ++r) {
+      std::copy_n(m.col.begin() + m.rowptr[r], len[r], col.begin() + rowptr[r]);
+      std::copy_n(m.val.begin() + m.rowptr[r], len[r], val.begin() + rowptr[r]);
+    }
+    m.rowptr = std::move(rowptr);
+    m.col = std::move(col);
+    m.val = std::move(val);
+  }
+  return m;
+}
+
+template CsrMatrix buildCsr<int32_t>(int64_t, int64_t, const std::vector<TripletSpan<int32_t>>&, Mirror);
+template CsrMatrix buildCsr<int64_t>(int64_t, int64_t, const std::vector<TripletSpan<int64_t>>&, Mirror);
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+CsrMatrix cooToCsr(const CooMatrix& coo) {
+  if (coo.rows < 0 || coo.cols < 0) throw Error("cooToCsr: negative size " + dims(coo.rows, coo.cols));
+  checkCols32(coo.cols, "cooToCsr");
+  const int64_t n = coo.entries();
+  if (static_cast<int64_t>(coo.col.size()) != n || static_cast<int64_t>(coo.val.size()) != n)
+    throw Error("cooToCsr: row, col and val have different lengths (" + std::to_string(n) + ", " +
+                std::to_string(coo.col.size()) + ", " + std::to_string(coo.val.size()) + ")");
+  for (int64_t k = 0; k < n; ++k)
+    if (coo.row[k] < 0 || coo.row[k] >= coo.rows || coo.col[k] < 0 || coo.col[k] >= coo.cols)
+      throw Error("cooToCsr: entry " + std::to_string(k) + " at (" + std::to_string(coo.row[k]) + ", " +
+                  std::to_string(coo.col[k]) + ") is outside the " + dims(coo.rows, coo.cols) + " matrix");
+  detail::TripletSpan<int64_t> span{coo.row.data(), coo.col.data(), coo.val.data(), n};
+  return detail::buildCsr<int64_t>(coo.rows, coo.cols, {span}, detail::Mirror::None);
+}
+
+CooMatrix csrToCoo(const CsrMatrix& csr) {
+  CooMatrix coo;
+  coo.rows = csr.rows;
+  coo.cols = csr.cols;
+  coo.row.resize(csr.nnz());
+  for (int64_t r = 0; r < csr.rows; ++r)
+    std::fill(coo.row.begin() + csr.rowptr[r], coo.row.begin() + csr.rowptr[r + 1], r);
+  coo.col.assign(csr.col.begin(), csr.col.end());
+  coo.val = csr.val;
+  return coo;
+}
+
+DenseTensor csrToDense(const CsrMatrix& csr) {
+  DenseTensor d({csr.rows, csr.cols});
+  for (int64_t r = 0; r < csr.rows; ++r)
+    for (int64_t k = csr.rowptr[r]; k < csr.rowptr[r + 1]; ++k) d.data[r * csr.cols + csr.col[k]] = csr.val[k];
+  return d;
+}
+
+CsrMatrix denseToCsr(const DenseTensor& dense) {
+  if (dense.rank() != 2) throw Error("denseToCsr: expected a rank-2 tensor, got rank " + std::to_string(dense.rank()));
+  checkCols32(dense.shape[1], "denseToCsr");
+  CsrMatrix m;
+  m.rows = dense.shape[0];
+  m.cols = dense.shape[1];
+  m.rowptr.assign(m.rows + 1, 0);
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t c = 0; c < m.cols; ++c) {
+      const double v = dense.data[r * m.cols + c];
+      if (v != 0.0) {
+        m.col.push_back(static_cast<int32_t>(c));
+        m.val.push_back(v);
+      }
+    }
+    m.rowptr[r + 1] = m.nnz();
+  }
+  return m;
+}
+
+EigenCsr toEigen(const CsrMatrix& csr) {
+  EigenCsr m(csr.rows, csr.cols);
+  m.resizeNonZeros(csr.nnz());
+  std::copy(csr.rowptr.begin(), csr.rowptr.end(), m.outerIndexPtr());
+  std::copy(csr.col.begin(), csr.col.end(), m.innerIndexPtr());
+  std::copy(csr.val.begin(), csr.val.end(), m.valuePtr());
+  return m;
+}
+
+CsrMatrix fromEigen(const EigenCsr& m) {
+  checkCols32(m.cols(), "fromEigen");
+  CsrMatrix c;
+  c.rows = m.rows();
+  c.cols = m.cols();
+  c.rowptr.assign(c.rows + 1, 0);
+  c.col.reserve(m.nonZeros());
+  c.val.reserve(m.nonZeros());
+  bool sorted = true;
+  for (int64_t r = 0; r < c.rows; ++r) {
+    for (EigenCsr::InnerIterator it(m, r); it; ++it) {
+      if (c.nnz() > c.rowptr[r] && c.col.back() >= it.col()) sorted = false;
+      c.col.push_back(static_cast<int32_t>(it.col()));
+      c.val.push_back(it.value());
+    }
+    c.rowptr[r + 1] = c.nnz();
+  }
+  if (sorted) return c;
+  return cooToCsr(csrToCoo(c));  // csrToCoo keeps the order; cooToCsr sorts and sums duplicates
+}
+
+}  // namespace react
