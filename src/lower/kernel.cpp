@@ -3,6 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace react {
@@ -45,7 +46,12 @@ std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, c
   return kernels;
 }
 
-std::vector<int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+  std::map<std::string, int64_t> sizes = tree_.indexSizes;
+  std::set<std::string> fromInputs;
+  auto runtime = [&](const std::string& index) {
+    return std::find(loops_.runtimeSizes.begin(), loops_.runtimeSizes.end(), index) != loops_.runtimeSizes.end();
+  };
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Input) continue;
@@ -59,17 +65,28 @@ std::vector<int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
       if (d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
       shape = std::get<DenseTensor>(it->second).shape;
     }
-    if (shape != d.shape) throw Error("kernel: input '" + name + "' does not have the shape the kernel was compiled for");
+    auto dims = loops_.dimIndices.find(name);
+    if (dims == loops_.dimIndices.end()) continue;  // declared but never read
+    if (shape.size() != dims->second.size())
+      throw Error("kernel: input '" + name + "' has rank " + std::to_string(shape.size()) + ", expected " +
+                  std::to_string(dims->second.size()));
+    for (size_t k = 0; k < shape.size(); ++k) {
+      const std::string& index = dims->second[k];
+      bool first = runtime(index) && fromInputs.insert(index).second;
+      if (first) sizes[index] = shape[k];
+      else if (sizes[index] != shape[k])
+        throw Error("kernel: input '" + name + "' dimension " + std::to_string(k) + " is " + std::to_string(shape[k]) +
+                    " but index '" + index + "' has size " + std::to_string(sizes[index]));
+    }
   }
-  std::vector<int64_t> sizes;
-  for (const std::string& index : loops_.runtimeSizes) sizes.push_back(tree_.indexSizes.at(index));
   return sizes;
 }
 
 BoundKernel Kernel::bind(const TensorValues& inputs) const {
   BoundKernel b;
   b.kernel = this;
-  b.sizes = sizesFor(inputs);
+  std::map<std::string, int64_t> sizes = sizesFor(inputs);
+  for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
   TensorValues& outputs = b.outputs;
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
@@ -79,7 +96,9 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       std::fill(m.val.begin(), m.val.end(), 0.0);
       outputs[name] = std::move(m);
     } else {
-      outputs[name] = DenseTensor(d.shape);
+      std::vector<int64_t> shape;
+      for (const std::string& index : loops_.dimIndices.at(name)) shape.push_back(sizes.at(index));
+      outputs[name] = DenseTensor(shape);
     }
   }
   std::vector<ReactTensor>& args = b.args;

@@ -190,6 +190,7 @@ LoopProgram lowerToLoops(const IndexTree& t) {
     if (n.kind != NodeKind::Compute) return;
     auto note = [&](const std::string& name, const std::vector<std::string>& idx) {
       if (t.tensor(name).decl.format.isSparse()) runtime.insert(idx.begin(), idx.end());
+      if (t.tensor(name).decl.role != TensorRole::Temporary) p.dimIndices.emplace(name, idx);
     };
     note(n.stmt.lhs, n.stmt.lhsIndices);
     for (const ExprNode* a : accesses(n.stmt.rhs)) note(a->tensor, a->indices);

@@ -45,6 +45,7 @@ struct LoopProgram {
   std::vector<std::string> args;          // inputs then outputs: the kernel's tensor arguments
   std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
   std::vector<std::string> fullTemporaries;  // unshrunk temporaries, allocated per call
+  std::map<std::string, std::vector<std::string>> dimIndices;  // arg tensor -> index of each dimension
   std::string treeText;                   // printTree of the source tree
   std::string str() const;                // readable dump of the loop IR
 };
@@ -123,8 +124,9 @@ class Kernel {
   BoundKernel bind(const TensorValues& inputs) const;
   // Runs on caller-owned buffers in the kernel's memory space (benchmarks reuse them).
   void runRaw(const ReactTensor* tensors, const int64_t* sizes) const { lib_.function(tensors, sizes); }
-  // Runtime sizes for the given inputs, in LoopProgram::runtimeSizes order.
-  std::vector<int64_t> sizesFor(const TensorValues& inputs) const;
+  // Extents of every index for these inputs: sparse dimensions from the inputs themselves (so one
+  // kernel serves matrices of any size), dense ones as compiled; inconsistent shapes throw.
+  std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;
 
   const IndexTree& tree() const { return tree_; }
   const LoopProgram& loops() const { return loops_; }
