@@ -97,6 +97,8 @@ std::string toString(const Expr& e);  // index-notation text, minimal parenthese
 std::vector<std::string> freeIndices(const Expr& e);
 // Every tensor access in the expression, left to right.
 std::vector<const ExprNode*> accesses(const Expr& e);
+// Structural equality (operators, names, indices, values); source positions are ignored.
+bool sameExpr(const Expr& a, const Expr& b);
 
 // ---------------------------------------------------------------------------------------------
 // Statements and programs.
@@ -113,6 +115,11 @@ struct Statement {
   std::vector<std::string> reductionIndices() const;  // free in rhs, not on the left, in order
   std::string str() const;  // "A(i,j) = S(i,j) * T0(i,j)"; a Max reduction prints as max(rhs, k)
 };
+// Same tensor, indices, reduction and right-hand side (sameExpr); positions are ignored.
+bool operator==(const Statement& a, const Statement& b);
+inline bool operator!=(const Statement& a, const Statement& b) { return !(a == b); }
+bool operator==(const TensorDecl& a, const TensorDecl& b);
+inline bool operator!=(const TensorDecl& a, const TensorDecl& b) { return !(a == b); }
 
 struct Program {
   std::map<std::string, TensorDecl> tensors;
@@ -124,6 +131,9 @@ struct Program {
   std::vector<std::string> outputs() const;
   std::string str() const;  // one statement per line; parseIndexNotation(str()) gives it back
 };
+// Same tensors (all fields), index sizes and statements.
+bool operator==(const Program& a, const Program& b);
+inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 
 // ---------------------------------------------------------------------------------------------
 // What a front end knows before parsing: declared tensors (shape entries may be -1) and sizes of
@@ -206,7 +216,10 @@ struct Assignment {
 class TensorAccess : public IndexExpr {
  public:
   TensorAccess(const TensorVar& t, std::vector<std::string> idx);
+  TensorAccess(const TensorAccess&) = default;
   Assignment operator=(const IndexExpr& rhs) const;  // NOLINT: builds, does not assign
+  // `A(i,j) = B(i,j)`: without this the implicit copy assignment would be chosen.
+  Assignment operator=(const TensorAccess& rhs) const;  // NOLINT: builds, does not assign
  private:
   TensorDecl decl_;
   std::vector<std::string> idx_;
@@ -229,6 +242,7 @@ class ProgramBuilder {
  public:
   void declare(const TensorVar& t);   // inputs; outputs may also be declared to fix their format
   void add(const Assignment& a);      // declares every TensorVar it has seen via accesses
+  void setIndexSize(const IndexVar& i, int64_t size);  // like -d=INDEX:SIZE
   Program build() const;              // split + checked, throws react::Error
 
  private:
