@@ -15,35 +15,19 @@ bool isIdentifier(const std::string& s) {
 
 std::string indexCount(size_t n) { return n == 1 ? "1 index" : std::to_string(n) + " indices"; }
 
-// Union-find over index names and tensor dimensions; each class has a size or -1.
+// Index names and tensor dimensions, keyed by text, in one sized union-find.
 class SizeClasses {
  public:
   int node(const std::string& key, int64_t size) {
-    auto [it, added] = ids_.emplace(key, static_cast<int>(parent_.size()));
-    if (added) {
-      parent_.push_back(it->second);
-      size_.push_back(size);
-    }
-    return it->second;
+    auto it = ids_.find(key);
+    return it != ids_.end() ? it->second : ids_[key] = classes_.add(size);
   }
-  int find(int n) {
-    while (parent_[n] != n) n = parent_[n] = parent_[parent_[n]];
-    return n;
-  }
-  int64_t size(int n) { return size_[find(n)]; }
-  bool unite(int a, int b) {  // false when both sizes are known and differ
-    a = find(a), b = find(b);
-    if (a == b) return true;
-    if (size_[a] >= 0 && size_[b] >= 0 && size_[a] != size_[b]) return false;
-    parent_[b] = a;
-    if (size_[a] < 0) size_[a] = size_[b];
-    return true;
-  }
+  int64_t size(int n) { return classes_.size(n); }
+  bool unite(int a, int b) { return classes_.unite(a, b); }
 
  private:
   std::map<std::string, int> ids_;
-  std::vector<int> parent_;
-  std::vector<int64_t> size_;
+  SizedUnionFind classes_;
 };
 
 class Checker {

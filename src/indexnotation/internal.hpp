@@ -49,6 +49,35 @@ SplitResult splitOnly(const Program& p);
 // indexSizes. Only tensors the program uses are kept.
 Program finishProgram(const SplitResult& split);
 
+// Union-find whose classes carry a size (-1 = unknown); used for index sizes and index classes.
+class SizedUnionFind {
+ public:
+  int add(int64_t size) {
+    parent_.push_back(static_cast<int>(parent_.size()));
+    size_.push_back(size);
+    return parent_.back();
+  }
+  int find(int n) {
+    while (parent_[n] != n) n = parent_[n] = parent_[parent_[n]];
+    return n;
+  }
+  int64_t size(int n) { return size_[find(n)]; }
+  // Merges the classes of a and b (a's root stays the root); false, and nothing merged, when
+  // both sizes are known and differ.
+  bool unite(int a, int b) {
+    a = find(a), b = find(b);
+    if (a == b) return true;
+    if (size_[a] >= 0 && size_[b] >= 0 && size_[a] != size_[b]) return false;
+    parent_[b] = a;
+    if (size_[a] < 0) size_[a] = size_[b];
+    return true;
+  }
+
+ private:
+  std::vector<int> parent_;
+  std::vector<int64_t> size_;
+};
+
 // Formats (format.cpp)
 enum class FormatKind { Dense, Csr, Unsupported };
 FormatKind formatKind(const Format& f, int rank);

@@ -14,50 +14,29 @@ namespace {
 class Classes {
  public:
   int fresh() {
-    int c = static_cast<int>(parent_.size());
-    parent_.push_back(c);
-    group_.push_back(newGroup(-1));
-    return c;
+    group_.push_back(groups_.add(-1));
+    return classes_.add(-1);
   }
-  int find(int c) {
-    while (parent_[c] != c) c = parent_[c] = parent_[parent_[c]];
-    return c;
-  }
-  int64_t size(int c) { return groupSize_[findGroup(group_[c])]; }
+  int find(int c) { return classes_.find(c); }
+  int64_t size(int c) { return groups_.size(group_[c]); }
   bool compatible(int a, int b) {
-    return findGroup(group_[a]) == findGroup(group_[b]) || (size(a) >= 0 && size(a) == size(b));
+    return groups_.find(group_[a]) == groups_.find(group_[b]) || (size(a) >= 0 && size(a) == size(b));
   }
   void unify(int a, int b) {  // callers check that known sizes agree
-    a = find(a), b = find(b);
-    if (a != b) parent_[b] = a;
-    uniteGroups(group_[a], group_[b]);
+    classes_.unite(a, b);
+    groups_.unite(group_[a], group_[b]);
   }
   // Class c has the size of dimension d of tensor t (whose size is `size`, or -1 if unknown).
   void tie(int c, const std::string& t, int d, int64_t size) {
     auto [it, added] = dims_.emplace(t + ":" + std::to_string(d), 0);
-    if (added) it->second = newGroup(size);
-    uniteGroups(group_[c], it->second);
+    if (added) it->second = groups_.add(size);
+    groups_.unite(group_[c], it->second);
   }
 
  private:
-  int newGroup(int64_t size) {
-    groupParent_.push_back(static_cast<int>(groupParent_.size()));
-    groupSize_.push_back(size);
-    return groupParent_.back();
-  }
-  int findGroup(int g) {
-    while (groupParent_[g] != g) g = groupParent_[g] = groupParent_[groupParent_[g]];
-    return g;
-  }
-  void uniteGroups(int a, int b) {
-    a = findGroup(a), b = findGroup(b);
-    if (a == b || (groupSize_[a] >= 0 && groupSize_[b] >= 0 && groupSize_[a] != groupSize_[b])) return;
-    groupParent_[b] = a;
-    if (groupSize_[a] < 0) groupSize_[a] = groupSize_[b];
-  }
-
-  std::vector<int> parent_, group_, groupParent_;
-  std::vector<int64_t> groupSize_;
+  SizedUnionFind classes_;  // sizes unused: identity only
+  SizedUnionFind groups_;
+  std::vector<int> group_;  // the group of each class
   std::map<std::string, int> dims_;
 };
 
