@@ -102,6 +102,8 @@ std::vector<const ExprNode*> accesses(const Expr& e);
 Expr mapAccesses(const Expr& e, const std::function<Expr(const ExprNode&)>& onAccess);
 // Renames free indices (by name) throughout `e`, Reduce-bound ones included.
 Expr renameIndices(const Expr& e, const std::map<std::string, std::string>& renaming);
+// Structural equality (operators, names, indices, values); source positions are ignored.
+bool sameExpr(const Expr& a, const Expr& b);
 
 // ---------------------------------------------------------------------------------------------
 // Statements and programs.
@@ -118,6 +120,11 @@ struct Statement {
   std::vector<std::string> reductionIndices() const;  // free in rhs, not on the left, in order
   std::string str() const;  // "A(i,j) = S(i,j) * T0(i,j)"; a Max reduction prints as max(rhs, k)
 };
+// Same tensor, indices, reduction and right-hand side (sameExpr); positions are ignored.
+bool operator==(const Statement& a, const Statement& b);
+inline bool operator!=(const Statement& a, const Statement& b) { return !(a == b); }
+bool operator==(const TensorDecl& a, const TensorDecl& b);
+inline bool operator!=(const TensorDecl& a, const TensorDecl& b) { return !(a == b); }
 
 struct Program {
   std::map<std::string, TensorDecl> tensors;
@@ -129,6 +136,9 @@ struct Program {
   std::vector<std::string> outputs() const;
   std::string str() const;  // one statement per line; parseIndexNotation(str()) gives it back
 };
+// Same tensors (all fields), index sizes and statements.
+bool operator==(const Program& a, const Program& b);
+inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 
 // ---------------------------------------------------------------------------------------------
 // What a front end knows before parsing: declared tensors (shape entries may be -1) and sizes of
@@ -211,7 +221,10 @@ struct Assignment {
 class TensorAccess : public IndexExpr {
  public:
   TensorAccess(const TensorVar& t, std::vector<std::string> idx);
+  TensorAccess(const TensorAccess&) = default;
   Assignment operator=(const IndexExpr& rhs) const;  // NOLINT: builds, does not assign
+  // `A(i,j) = B(i,j)`: without this the implicit copy assignment would be chosen.
+  Assignment operator=(const TensorAccess& rhs) const;  // NOLINT: builds, does not assign
  private:
   TensorDecl decl_;
   std::vector<std::string> idx_;
@@ -234,6 +247,7 @@ class ProgramBuilder {
  public:
   void declare(const TensorVar& t);   // inputs; outputs may also be declared to fix their format
   void add(const Assignment& a);      // declares every TensorVar it has seen via accesses
+  void setIndexSize(const IndexVar& i, int64_t size);  // like -d=INDEX:SIZE
   Program build() const;              // split + checked, throws react::Error
 
  private:

@@ -1,0 +1,95 @@
+// Shapes, roles and formats of a split program (docs/semantics.md, "Sparse operands").
+#include "indexnotation/internal.hpp"
+
+namespace react::detail {
+namespace {
+
+bool isCsr(const TensorDecl& d) { return d.format == Format::csr(); }
+
+class FormatInference {
+ public:
+  FormatInference(Program& out, const Program& declared) : out_(out), declared_(declared) {}
+
+  void statement(const Statement& s) {
+    const Expr& rhs = s.rhs;
+    bool copy = rhs->op == Op::Access || rhs->op == Op::Literal;
+    SourcePos where = copy ? s.pos : rhs->pos;
+    std::string what = quoted(opName(rhs->op));
+    std::vector<const ExprNode*> csr, dense;
+    for (const ExprNode* a : accesses(rhs)) (isCsr(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
+
+    std::string pattern;  // empty: the result is dense
+    if (!csr.empty()) {
+      const ExprNode* first = csr[0];
+      const std::string& p0 = out_.tensors.at(first->tensor).pattern;
+      bool reduced = !s.reductionIndices().empty();
+      for (const ExprNode* c : csr) {
+        bool samePattern = out_.tensors.at(c->tensor).pattern == p0;
+        if (reduced && !(samePattern && c->indices == first->indices))
+          throw errorAt(where, "contraction of two csr operands (" + quoted(first->tensor) + " and " + quoted(c->tensor) +
+                                   ") is not supported");
+        if (!samePattern)
+          throw errorAt(where, what + " combines csr operands with different patterns: " + quoted(first->tensor) +
+                                   " and " + quoted(c->tensor));
+        if (c->indices != first->indices)
+          throw errorAt(where, "csr operands of " + what + " are accessed with different indices");
+      }
+      if (!reduced && !copy && rhs->op != Op::Mul)
+        for (const ExprNode* d : dense)
+          if (coversResult(s, *d))
+            throw errorAt(where, what + " of csr " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
+                                     " is not supported: it would need a dense result (only '*' keeps the pattern)");
+      if (!reduced && s.lhsIndices == first->indices) pattern = p0;
+    }
+    result(s, pattern);
+  }
+
+ private:
+  static bool coversResult(const Statement& s, const ExprNode& d) {
+    for (const std::string& i : s.lhsIndices)
+      if (!contains(d.indices, i)) return false;
+    return true;
+  }
+
+  void result(const Statement& s, const std::string& pattern) {
+    TensorDecl& d = out_.tensors.at(s.lhs);
+    auto decl = declared_.tensors.find(s.lhs);
+    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels.empty();
+    if (fixed && isCsr(d) && pattern.empty())
+      throw errorAt(s.pos, quoted(s.lhs) + " is declared csr but its value is dense here");
+    if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : Format::csr();
+    d.pattern = isCsr(d) ? pattern : "";
+  }
+
+  Program& out_;
+  const Program& declared_;
+};
+
+}  // namespace
+
+Program finishProgram(const SplitResult& split) {
+  const Program& p = split.program;
+  CheckedProgram checked = checkProgram(p);
+  Program out;
+  out.indexSizes = checked.indexSizes;
+  out.statements = p.statements;
+  for (const auto& [name, shape] : checked.shapes) {
+    auto it = p.tensors.find(name);
+    TensorDecl d = it != p.tensors.end() ? it->second : TensorDecl{};
+    bool declaredTemporary = it != p.tensors.end() && d.role == TensorRole::Temporary;
+    d.name = name;
+    d.shape = shape;
+    if (d.format.levels.empty()) d.format = Format::dense(d.rank());
+    if (split.temporaries.count(name) || (declaredTemporary && checked.assigned.count(name)))
+      d.role = TensorRole::Temporary;
+    else
+      d.role = checked.assigned.count(name) ? TensorRole::Output : TensorRole::Input;
+    d.pattern = d.role == TensorRole::Input && isCsr(d) ? name : "";
+    out.tensors[name] = d;
+  }
+  FormatInference formats(out, p);
+  for (const Statement& s : out.statements) formats.statement(s);
+  return out;
+}
+
+}  // namespace react::detail

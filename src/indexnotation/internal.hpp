@@ -1,0 +1,85 @@
+// Internal to src/indexnotation: helpers shared by the front ends, the splitter and the checks.
+// Not installed, not for other stages (they use indexnotation.hpp).
+#pragma once
+
+#include "indexnotation/indexnotation.hpp"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace react::detail {
+
+constexpr int kMaxNesting = 200;     // parser recursion: parentheses, unary minus, calls
+constexpr int kMaxExprDepth = 1000;  // height of an expression tree (long chains included)
+
+// "line:column: message", or just the message when the position is unknown.
+Error errorAt(SourcePos pos, const std::string& message);
+std::string quoted(const std::string& s);  // 'X'
+std::string join(const std::vector<std::string>& parts, const std::string& sep);
+bool contains(const std::vector<std::string>& v, const std::string& s);
+bool isFunctionName(const std::string& s);  // exp sqrt max min where sum: not tensor names
+
+// Height of an expression tree, computed without recursion; stops counting past `limit`.
+int exprDepth(const Expr& e, int limit);
+// A copy of `e` with every index name (accesses and reductions) mapped through `f`.
+Expr mapIndices(const Expr& e, const std::function<std::string(const std::string&)>& f);
+// Shortest decimal text that reads back as exactly `v`.
+std::string formatNumber(double v);
+
+// check.cpp: what a program must satisfy before and after splitting. Throws react::Error.
+struct CheckedProgram {
+  std::map<std::string, int64_t> indexSizes;           // every index used
+  std::map<std::string, std::vector<int64_t>> shapes;  // every tensor read or assigned
+  std::set<std::string> assigned;                      // left-hand sides
+};
+CheckedProgram checkProgram(const Program& p);
+
+// split.cpp: one-operator form, without checks or inference. `origin[s]` is the index of the
+// user statement that split statement s came from.
+struct SplitResult {
+  Program program;  // tensors and indexSizes copied from the input
+  std::set<std::string> temporaries;
+  std::vector<int> origin;
+};
+SplitResult splitOnly(const Program& p);
+
+// infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns) and
+// indexSizes. Only tensors the program uses are kept.
+Program finishProgram(const SplitResult& split);
+
+// Union-find whose classes carry a size (-1 = unknown); used for index sizes and index classes.
+class SizedUnionFind {
+ public:
+  int add(int64_t size) {
+    parent_.push_back(static_cast<int>(parent_.size()));
+    size_.push_back(size);
+    return parent_.back();
+  }
+  int find(int n) {
+    while (parent_[n] != n) n = parent_[n] = parent_[parent_[n]];
+    return n;
+  }
+  int64_t size(int n) { return size_[find(n)]; }
+  // Merges the classes of a and b (a's root stays the root); false, and nothing merged, when
+  // both sizes are known and differ.
+  bool unite(int a, int b) {
+    a = find(a), b = find(b);
+    if (a == b) return true;
+    if (size_[a] >= 0 && size_[b] >= 0 && size_[a] != size_[b]) return false;
+    parent_[b] = a;
+    if (size_[a] < 0) size_[a] = size_[b];
+    return true;
+  }
+
+ private:
+  std::vector<int> parent_;
+  std::vector<int64_t> size_;
+};
+
+// Formats (format.cpp)
+enum class FormatKind { Dense, Csr, Unsupported };
+FormatKind formatKind(const Format& f, int rank);
+
+}  // namespace react::detail
