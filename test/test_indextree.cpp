@@ -1,4 +1,5 @@
 // Index tree: builder golden trees, verifier rules, dependence graph, interpreter vs Eigen.
+#include "fusion/fusion.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>

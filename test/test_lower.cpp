@@ -126,7 +126,7 @@ TEST_CASE("JIT: a second compile of the same source is a cache hit") {
   CHECK(warm.cacheHit);
   CHECK(warm.compileSeconds == 0);
   CHECK(warm.libraryPath == cold.libraryPath);
-  CHECK(warm.function != nullptr);
+  CHECK(static_cast<bool>(warm.function));
 }
 
 TEST_CASE("JIT: a compile error names the generated file") {
