@@ -250,3 +250,14 @@ TEST_CASE("split: a declared dense output of a sparse expression") {
   CHECK(p.tensor("A").pattern == "");
   CHECK(p.tensor("A").role == TensorRole::Output);
 }
+
+TEST_CASE("split: a declaration without a format or name is a dense tensor named by its key") {
+  Environment env;
+  TensorDecl w;
+  w.shape = {4, 5};
+  env.tensors["W"] = w;
+  Program p = parseIndexNotation("A(i,j) = W(i,j) * 2", env);
+  CHECK(p.tensor("W").format == Format::dense(2));
+  CHECK(p.tensor("W").name == "W");
+  CHECK(p.tensor("A").shape == std::vector<int64_t>{4, 5});
+}

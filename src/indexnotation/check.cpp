@@ -122,7 +122,7 @@ class Checker {
   void use(const std::string& t, const std::vector<std::string>& idx, SourcePos pos) {
     auto decl = p_.tensors.find(t);
     if (!ranks_.count(t)) {
-      if (decl != p_.tensors.end()) declared(decl->second, pos);
+      if (decl != p_.tensors.end()) declared(t, decl->second, pos);
       else ranks_[t] = static_cast<int>(idx.size());
     }
     size_t rank = static_cast<size_t>(ranks_[t]);
@@ -145,15 +145,16 @@ class Checker {
     }
   }
 
-  void declared(const TensorDecl& d, SourcePos pos) {
+  // `t` is the name the program uses (the key of p.tensors).
+  void declared(const std::string& t, const TensorDecl& d, SourcePos pos) {
     for (size_t n = 0; n < d.shape.size(); ++n) {
-      if (d.shape[n] < -1) throw errorAt(pos, "tensor " + quoted(d.name) + " has a negative dimension");
-      dimNode(d.name, static_cast<int>(n), d.shape[n]);
+      if (d.shape[n] < -1) throw errorAt(pos, "tensor " + quoted(t) + " has a negative dimension");
+      dimNode(t, static_cast<int>(n), d.shape[n]);
     }
     if (formatKind(d.format, d.rank()) == FormatKind::Unsupported)
-      throw errorAt(pos, "tensor " + quoted(d.name) + " has an unsupported format '" + d.format.str() + "' for rank " +
+      throw errorAt(pos, "tensor " + quoted(t) + " has an unsupported format '" + d.format.str() + "' for rank " +
                              std::to_string(d.rank()) + " (dense, or csr for a matrix)");
-    ranks_[d.name] = d.rank();
+    ranks_[t] = d.rank();
   }
 
   void assign(const Statement& s) {

@@ -64,6 +64,7 @@ double reduceIdentity(ReduceOp r) {
 namespace detail {
 
 FormatKind formatKind(const Format& f, int rank) {
+  if (f.levels.empty()) return FormatKind::Dense;  // not given: dense
   if (static_cast<int>(f.levels.size()) != rank) return FormatKind::Unsupported;
   if (!f.isSparse()) return FormatKind::Dense;
   return f == Format::csr() ? FormatKind::Csr : FormatKind::Unsupported;

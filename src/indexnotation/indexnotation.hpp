@@ -161,7 +161,7 @@ Program parseOperatorForm(const std::string& text, const Environment& env = {});
 Program parseProgram(const std::string& text, const Environment& env = {});
 
 // Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
-// the program and infers shapes and formats (see README "Semantics"). Throws react::Error.
+// the program and infers shapes and formats (see docs/semantics.md). Throws react::Error.
 Program splitStatements(const Program& p);
 
 // ---------------------------------------------------------------------------------------------
