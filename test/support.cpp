@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -84,7 +85,10 @@ class Generator {
     switch (pick(12)) {
       case 0: return apply(Op::Neg, {gen(depth - 1)});
       case 1: return apply(Op::Exp, {apply(Op::Mul, {literal(0.25), gen(depth - 1)})});
-      case 2: return apply(Op::Sqrt, {apply(Op::Add, {literal(1.0), apply(Op::Mul, {gen(depth - 1), gen(depth - 1)})})});
+      case 2: {  // sqrt(1 + x*x): finite, so rewrites that rely on distributivity stay exact
+        Expr x = gen(depth - 1);
+        return apply(Op::Sqrt, {apply(Op::Add, {literal(1.0), apply(Op::Mul, {x, x})})});
+      }
       case 3: return apply(Op::Add, {gen(depth - 1), gen(depth - 1)});
       case 4: return apply(Op::Sub, {gen(depth - 1), gen(depth - 1)});
       case 5:
@@ -100,7 +104,10 @@ class Generator {
         std::vector<std::string> free = freeIndices(body);
         if (free.empty()) return body;
         std::string k = free[static_cast<size_t>(pick(static_cast<int>(free.size())))];
-        return reduce(pick(3) ? ReduceOp::Sum : ReduceOp::Max, {k}, body);
+        if (pick(3)) return reduce(ReduceOp::Sum, {k}, body);
+        // A max over an empty row is -inf; clamp it so that later products stay finite (IEEE
+        // infinities would make exact rewrites such as distributivity disagree).
+        return apply(Op::Max, {reduce(ReduceOp::Max, {k}, body), literal(-4.0)});
       }
     }
   }
@@ -150,7 +157,8 @@ RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni, int64_
       }
       p.statements.push_back(st);
       p.text = text;
-      operands.push_back({st.lhs, st.lhsIndices, false});
+      if (st.reduce == ReduceOp::Sum || st.reductionIndices().empty())
+        operands.push_back({st.lhs, st.lhsIndices, false});  // max results may be -inf: not reused
       break;
     }
   }
@@ -229,10 +237,64 @@ class Reference {
     return {t.data[static_cast<size_t>(off)], true};
   }
 
+  // Whether `e` keeps a csr operand's stored-entry pattern (docs/semantics.md): a csr access, or
+  // an element-wise operator over one with the same indices. Anything else is dense: a product
+  // that spreads a csr operand over more indices is exactly zero where the operand is absent.
+  bool sparseTyped(const Expr& e) {
+    auto it = sparseTyped_.find(e.get());
+    if (it != sparseTyped_.end()) return it->second;
+    bool typed = false;
+    if (e->op == Op::Access) {
+      typed = compiled_.tensor(e->tensor).format.isSparse();
+    } else if (e->op == Op::Reduce) {
+      typed = patternFactor(e) != nullptr;
+    } else if (e->op != Op::Literal) {
+      std::vector<std::string> mine = freeIndices(e);
+      std::sort(mine.begin(), mine.end());
+      for (const Expr& a : e->args) {
+        std::vector<std::string> theirs = freeIndices(a);
+        std::sort(theirs.begin(), theirs.end());
+        typed = typed || (sparseTyped(a) && theirs == mine);
+      }
+    }
+    return sparseTyped_[e.get()] = typed;
+  }
+
+  // A sum of a product keeps the pattern of a sparse factor that has exactly the sum's indices:
+  // the factor is applied after the sum (docs/semantics.md, one-operator form).
+  const Expr* patternFactor(const Expr& e) {
+    if (e->op != Op::Reduce || e->reduceOp != ReduceOp::Sum) return nullptr;
+    std::vector<Expr> factors;
+    std::function<void(const Expr&)> flatten = [&](const Expr& x) {
+      if (x->op != Op::Mul) return factors.push_back(x);
+      flatten(x->args[0]);
+      flatten(x->args[1]);
+    };
+    flatten(e->args[0]);
+    std::vector<std::string> mine = freeIndices(e);
+    std::sort(mine.begin(), mine.end());
+    for (const Expr& f : factors) {
+      std::vector<std::string> theirs = freeIndices(f);
+      std::sort(theirs.begin(), theirs.end());
+      if (theirs == mine && sparseTyped(f)) {
+        patternFactors_.push_back(f);
+        return &patternFactors_.back();
+      }
+    }
+    return nullptr;
+  }
+
   Point eval(const Expr& e) {
+    Point p = evalPoint(e);
+    if (!p.present && !sparseTyped(e)) return {0.0, true};
+    return p;
+  }
+
+  Point evalPoint(const Expr& e) {
     if (e->op == Op::Access) return load(*e);
     if (e->op == Op::Literal) return {e->value, true};
     if (e->op == Op::Reduce) {
+      if (sparseTyped(e) && !evalPoint(*patternFactor(e)).present) return {0.0, false};
       double acc = reduceIdentity(e->reduceOp);
       std::map<std::string, int64_t> saved = idx_;
       forAll(e->reduceIndices, 0, [&] {
@@ -273,6 +335,8 @@ class Reference {
   }
 
   const Program& compiled_;
+  std::map<const ExprNode*, bool> sparseTyped_;
+  std::deque<Expr> patternFactors_;
   TensorValues values_;
   std::map<std::string, int64_t> idx_;
 };

@@ -55,7 +55,7 @@ TEST_CASE("react-gen: input errors name the argument") {
 }
 
 TEST_CASE("react-gen: prints trees and source without running, times with -time") {
-  Result r = run("'A(i,j) = S(i,j) * B(i,k) * C(k,j)' -f=S:csr -d=i:50 -d=j:40 -d=k:8 -print-tree -print-source");
+  Result r = run("'A(i,j) = S(i,j) * B(i,k) * C(k,j)' -f=S:csr -f=B:dd -f=C:dd -d=i:50 -d=j:40 -d=k:8 -print-tree -print-source");
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("j (S: S row i)") != std::string::npos);

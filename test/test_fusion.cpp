@@ -81,9 +81,9 @@ TEST_CASE("SDDMM: react computes only at S's nonzeros with a scalar temporary") 
         "root\n"
         "└─ i (D)\n"
         "   └─ j (S: S row i)\n"
-        "      ├─ k (D)   T0() += B(i,k) * C(k,j)\n"
-        "      ├─ A(i,j) = S(i,j) * T0()\n"
-        "      └─ reset T0() = 0\n");
+        "      ├─ k (D)   T0 += B(i,k) * C(k,j)\n"
+        "      ├─ A(i,j) = S(i,j) * T0\n"
+        "      └─ reset T0 = 0\n");
   CostReport c = cost(p, FusionMode::React);
   CHECK(c.flops.str() == "2*NK*nnz(S) + nnz(S)");
   CHECK(c.temporarySize.str() == "1");
@@ -115,9 +115,9 @@ TEST_CASE("row normalisation: one scalar per row in react mode") {
   CHECK(tree(p, FusionMode::React) ==
         "root\n"
         "└─ i (D)\n"
-        "   ├─ j (S: S row i)   T0() += S(i,j)\n"
-        "   ├─ j (S: S row i)   A(i,j) = S(i,j) / T0()\n"
-        "   └─ reset T0() = 0\n");
+        "   ├─ j (S: S row i)   T0 += S(i,j)\n"
+        "   ├─ j (S: S row i)   A(i,j) = S(i,j) / T0\n"
+        "   └─ reset T0 = 0\n");
   CHECK(cost(p, FusionMode::React).temporarySize.str() == "1");
   // Maximal fusion cannot put a division by a sum into one nest: two nests, NI row sums stored.
   CHECK(fuse(p, FusionMode::Maximal).root.children.size() == 2);
@@ -131,9 +131,9 @@ TEST_CASE("softmax: exp stored per entry, one scalar sum per row in react mode")
         "└─ i (D)\n"
         "   ├─ j (S: S row i)\n"
         "   │  ├─ T0(i,j) = exp(S(i,j))\n"
-        "   │  └─ T1() += T0(i,j)\n"
-        "   ├─ j (S: S row i)   A(i,j) = T0(i,j) / T1()\n"
-        "   └─ reset T1() = 0\n");
+        "   │  └─ T1 += T0(i,j)\n"
+        "   ├─ j (S: S row i)   A(i,j) = T0(i,j) / T1\n"
+        "   └─ reset T1 = 0\n");
   CHECK(cost(p, FusionMode::React).temporarySize.str() == "nnz(S) + 1");
   // Maximal fusion recomputes exp in both nests.
   CHECK(tree(p, FusionMode::Maximal) ==
@@ -151,9 +151,9 @@ TEST_CASE("type 1: c = b * sum(A,1) multiplies once per row in react mode") {
   CHECK(tree(p, FusionMode::React) ==
         "root\n"
         "└─ i (D)\n"
-        "   ├─ j (D)   T0() += A(i,j)\n"
-        "   ├─ c(i) = b(i) * T0()\n"
-        "   └─ reset T0() = 0\n");
+        "   ├─ j (D)   T0 += A(i,j)\n"
+        "   ├─ c(i) = b(i) * T0\n"
+        "   └─ reset T0 = 0\n");
   CHECK(cost(p, FusionMode::React).flops.str() == "NI*NJ + NI");
   CHECK(cost(p, FusionMode::Maximal).flops.str() == "2*NI*NJ");
   CHECK(mentions(cost(p, FusionMode::Maximal).redundancies, "type 1 (reduction): 'b(i)'"));
@@ -167,8 +167,8 @@ TEST_CASE("type 2: A = (B+E) * (C@D) computes B+E once per (i,j) in react mode")
         "   ├─ k (D)\n"
         "   │  └─ j (D)   T1(j) += C(i,k) * D(k,j)\n"
         "   ├─ j (D)\n"
-        "   │  ├─ T0() = B(i,j) + E(i,j)\n"
-        "   │  └─ A(i,j) = T0() * T1(j)\n"
+        "   │  ├─ T0 = B(i,j) + E(i,j)\n"
+        "   │  └─ A(i,j) = T0 * T1(j)\n"
         "   └─ j (D)   reset T1(j) = 0\n");
   CostReport maximal = cost(p, FusionMode::Maximal);
   CHECK(mentions(maximal.redundancies, "type 2 (loop-invariant): 'B(i,j) + E(i,j)' is recomputed in loop k"));
@@ -192,9 +192,9 @@ TEST_CASE("type 4: where(A<0, alpha*A, A) computes only at A's stored entries") 
         "root\n"
         "└─ i (D)\n"
         "   └─ j (S: S row i)\n"
-        "      ├─ T0() = S(i,j) < 0\n"
-        "      ├─ T1() = 0.5 * S(i,j)\n"
-        "      └─ A(i,j) = where(T0(), T1(), S(i,j))\n");
+        "      ├─ T0 = S(i,j) < 0\n"
+        "      ├─ T1 = 0.5 * S(i,j)\n"
+        "      └─ A(i,j) = where(T0, T1, S(i,j))\n");
   CHECK(analyzeCost(t).flops.str() == "3*nnz(S)");
 }
 
@@ -248,10 +248,10 @@ TEST_CASE("pass: shrinking handles any rank and any number of uses") {
         "└─ i (D)\n"
         "   └─ j (D)\n"
         "      └─ h (D)\n"
-        "         ├─ T() = B(i,j,h) * C(i,j,h)\n"
-        "         ├─ X(i,j) += T() * D(i,j,h)\n"
-        "         ├─ Y(i,j) += T() * E(i,j,h)\n"
-        "         └─ Z(i,j) += T()\n");
+        "         ├─ T = B(i,j,h) * C(i,j,h)\n"
+        "         ├─ X(i,j) += T * D(i,j,h)\n"
+        "         ├─ Y(i,j) += T * E(i,j,h)\n"
+        "         └─ Z(i,j) += T\n");
   CHECK(after.tensor("T").kept == std::vector<bool>{false, false, false});
   CHECK_NOTHROW(verifyTree(after));
   TensorValues in;

@@ -144,7 +144,7 @@ TEST_CASE("verifier: a reset before the last consumer") {
 
 TEST_CASE("verifier: a shrunk temporary used outside the loop fixing it") {
   IndexTree t = fuse(kernelProgram("norm_row", small()), FusionMode::React);
-  // Move the consumer into a separate nest: T0() no longer lives in one i iteration.
+  // Move the consumer into a separate nest: T0 no longer lives in one i iteration.
   TreeNode consumer = t.root.children[0].children[1];
   t.root.children[0].children.erase(t.root.children[0].children.begin() + 1);
   TreeNode nest = TreeNode::index(IndexLoop{"i", LoopKind::Dense, "", ""});

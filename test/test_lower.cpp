@@ -18,9 +18,12 @@ JitOptions testCache() {
   return o;
 }
 
+struct Run {
+  Program program;  // the program for these inputs' shapes (for the reference)
+  TensorValues inputs;
+};
 struct Case {
-  Program program;
-  std::vector<TensorValues> inputs;  // the same kernel runs on each
+  std::vector<Run> runs;  // one kernel, compiled for the first, runs on each
   std::string what;
 };
 
@@ -30,15 +33,18 @@ std::vector<Case> cases(int randomPrograms) {
   std::vector<CsrMatrix> matrices = {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2)};
   for (const char* name : {"cora", "power", "lp_maros_r7", "bayer10"})
     matrices.push_back(readMatrixMarketCsr(sharedMatrixDir() + "/" + name + ".mtx"));
-  std::vector<KernelCase> first = benchmarkKernels(matrices[0], 4, 7);
-  for (size_t k = 0; k < first.size(); ++k) {
-    Case c{parseProgram(first[k].text, first[k].env), {}, first[k].name};
-    for (const CsrMatrix& m : matrices) c.inputs.push_back(benchmarkKernels(m, 4, 7)[k].inputs);
+  for (size_t k = 0; k < 4; ++k) {
+    Case c;
+    for (const CsrMatrix& m : matrices) {
+      KernelCase kc = benchmarkKernels(m, 4, 7)[k];
+      c.runs.push_back({parseProgram(kc.text, kc.env), kc.inputs});
+      c.what = kc.name;
+    }
     out.push_back(std::move(c));
   }
   for (uint64_t seed = 1; seed <= static_cast<uint64_t>(randomPrograms); ++seed) {
     RandomProgram r = randomProgram(seed + 5000, 5);
-    out.push_back({parseIndexNotation(r.text, r.env), {r.inputs}, "random program " + std::to_string(seed) + ":\n" + r.text});
+    out.push_back({{{parseIndexNotation(r.text, r.env), r.inputs}}, "random program " + std::to_string(seed) + ":\n" + r.text});
   }
   return out;
 }
@@ -47,17 +53,17 @@ void checkTarget(Target target, int randomPrograms) {
   std::vector<Case> cs = cases(randomPrograms);
   for (FusionMode mode : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
     std::vector<Program> programs;
-    for (const Case& c : cs) programs.push_back(c.program);
+    for (const Case& c : cs) programs.push_back(c.runs[0].program);
     CompileOptions o;
     o.fusion = mode;
     o.target = target;
     o.jit = testCache();
     std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
     for (size_t n = 0; n < cs.size(); ++n)
-      for (const TensorValues& in : cs[n].inputs) {
+      for (const Run& run : cs[n].runs) {
         INFO(toString(target) << " " << toString(mode) << " " << cs[n].what << "\n" << kernels[n].source());
-        TensorValues want = interpret(kernels[n].tree(), in);
-        requireClose(cs[n].program, kernels[n].run(in), want, cs[n].what);
+        TensorValues want = interpret(buildIndexTree(run.program), run.inputs);
+        requireClose(run.program, kernels[n].run(run.inputs), want, cs[n].what);
       }
   }
 }
@@ -157,8 +163,9 @@ TEST_CASE("kernel: inputs of the wrong format or shape are rejected by name") {
   dense["S"] = DenseTensor({5, 5});
   CHECK_THROWS_WITH_AS(k.run(dense), "kernel: input 'S' is declared csr but given dense", Error);
   // A kernel serves any matrix size: rows and columns come from S.
-  TensorValues bigger = benchmarkKernels(randomCsr(9, 7, 0.5, 4), 4, 1)[0].inputs;
-  requireClose(sddmm(), k.run(bigger), interpret(k.tree(), bigger), "resized");
+  KernelCase bigger = benchmarkKernels(randomCsr(9, 7, 0.5, 4), 4, 1)[0];
+  Program resized = parseProgram(bigger.text, bigger.env);
+  requireClose(resized, k.run(bigger.inputs), interpret(buildIndexTree(resized), bigger.inputs), "resized");
 }
 
 TEST_CASE("bounds-check mode: generated code checks every access") {

@@ -111,8 +111,14 @@ std::vector<std::string> redundancies(const IndexTree& t) {
     std::vector<std::string> reduced = n.stmt.reductionIndices();
     if (n.accumulates() && n.stmt.reduce == ReduceOp::Sum) {
       auto factors = fusion::factorsOf(n.stmt.rhs);
+      // A factor invariant in one of the summed indices could be applied after that sum.
+      auto invariantIn = [&](const Expr& f) {
+        for (const auto& r : reduced)
+          if (!fusion::mentionsAny(f, {r})) return true;
+        return false;
+      };
       for (const Expr& f : factors)
-        if (factors.size() > 1 && !fusion::mentionsAny(f, reduced) && f->op != Op::Literal)
+        if (factors.size() > 1 && invariantIn(f) && f->op != Op::Literal)
           out.push_back("type 1 (reduction): '" + toString(f) + "' is multiplied inside the sum of '" + n.label() + "'");
     }
     findInvariantSubexpressions(n.stmt.rhs, true, path, n, out);

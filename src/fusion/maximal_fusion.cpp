@@ -36,16 +36,47 @@ Expr instantiate(IndexTree& t, const Statement& producer, const ExprNode& use, c
   return renameIndices(producer.rhs, renaming);
 }
 
+// Csr operands (pattern and indices) an expression iterates.
+std::set<std::pair<std::string, std::vector<std::string>>> sparseIterations(const IndexTree& t, const Expr& e) {
+  std::set<std::pair<std::string, std::vector<std::string>>> out;
+  for (const ExprNode* a : accesses(e)) {
+    const TensorDecl& d = t.tensor(a->tensor).decl;
+    if (d.format.isSparse()) out.insert({d.pattern, a->indices});
+  }
+  return out;
+}
+
+// Inlining must not shrink the consumer's iteration space: the producer's csr operands would make
+// the consumer iterate only their stored entries. That is exact when the consumer already iterates
+// them, or when the inlined value is a factor of the consumer's product (it is zero elsewhere).
+bool keepsIterationSpace(const IndexTree& t, const Expr& inlined, const Statement& consumer, bool isFactor) {
+  if (isFactor) return true;
+  auto own = sparseIterations(t, consumer.rhs);
+  const TensorDecl& out = t.tensor(consumer.lhs).decl;
+  if (out.format.isSparse()) own.insert({out.pattern, consumer.lhsIndices});
+  for (const auto& s : sparseIterations(t, inlined))
+    if (!own.count(s)) return false;
+  return true;
+}
+
 // Inlines `producer` into `consumer`, or returns nothing when one nest cannot compute both: a
 // reduction inlines only as a factor of a sum of products (distributivity), once.
 std::optional<Statement> inlineInto(IndexTree& t, const Statement& producer, const Statement& consumer) {
   const std::string& name = producer.lhs;
+  // Zeros annihilate in a product that is summed (or not reduced), not in a max.
+  bool isFactor = false;
+  if (consumer.reduce == ReduceOp::Sum || consumer.reductionIndices().empty())
+    for (const Expr& f : factorsOf(consumer.rhs)) isFactor |= f->op == Op::Access && f->tensor == name;
   if (producer.reductionIndices().empty()) {
+    bool ok = true;
     Statement s = consumer;
     s.rhs = mapAccesses(consumer.rhs, [&](const ExprNode& a) -> Expr {
       if (a.tensor != name) return std::make_shared<ExprNode>(a);
-      return instantiate(t, producer, a, consumer);
+      Expr inlined = instantiate(t, producer, a, consumer);
+      ok = ok && keepsIterationSpace(t, inlined, consumer, isFactor);
+      return inlined;
     });
+    if (!ok) return std::nullopt;
     return s;
   }
   if (producer.reduce != ReduceOp::Sum) return std::nullopt;
@@ -83,6 +114,12 @@ bool inlineOne(IndexTree& t, std::vector<Statement>& stmts) {
       auto s = inlineInto(trial, stmts[p], stmts[c]);
       if (s) next[c] = *s;
       else ok = false;
+    }
+    // One nest must still be able to iterate each statement (no co-iteration of two patterns).
+    try {
+      for (size_t c = p + 1; c < next.size() && ok; ++c) buildChain(next[c], trial.tensors);
+    } catch (const Error&) {
+      ok = false;
     }
     if (!ok || !used) continue;
     next.erase(next.begin() + static_cast<long>(p));

@@ -60,8 +60,14 @@ bool shrinkOne(IndexTree& t, const std::string& name) {
     if (u.leaf->stmt.lhs == name && u.leaf->computeKind == ComputeKind::Compute) producer = &u;
   if (!producer) return false;
 
+  // A reset restores what the next iteration of the prefix expects: the reduction's identity, or
+  // zeros where a producer under a sparse loop writes only the stored positions of a kept dimension.
+  bool partial = false;
+  for (const TreeNode* n : producer->path)
+    if (n->kind == NodeKind::Index && n->loop.kind == LoopKind::Sparse)
+      for (size_t d = 0; d < kept.size(); ++d) partial |= kept[d] && producer->indices[d] == n->loop.index;
   std::optional<TreeNode> reset;
-  if (producer->leaf->accumulates()) {
+  if (producer->leaf->accumulates() || partial) {
     const Statement& p = producer->leaf->stmt;
     TreeNode chain = TreeNode::compute(
         Statement{name, p.lhsIndices, literal(reduceIdentity(p.reduce)), ReduceOp::Sum, p.pos}, ComputeKind::Reset);

@@ -39,6 +39,20 @@ class FormatInference {
           if (coversResult(s, *d))
             throw errorAt(where, what + " of csr " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
                                      " is not supported: it would need a dense result (only '*' keeps the pattern)");
+      // A max over a csr operand spread over more indices would have to include the implicit
+      // zeros a product makes there; only sums (where they add nothing) may do that.
+      if (reduced && s.reduce == ReduceOp::Max)
+        for (const std::string& i : freeIndices(rhs))
+          if (!contains(first->indices, i))
+            throw errorAt(where, "max reduction over csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
+                                     " is not supported");
+      // Stored-entry semantics need a csr result; only '*' may spread a csr operand over more
+      // indices (its result is exactly zero where the operand has no entry).
+      if (!reduced && !copy && rhs->op != Op::Mul)
+        for (const std::string& i : s.lhsIndices)
+          if (!contains(first->indices, i))
+            throw errorAt(where, what + " of csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
+                                     " is not supported (only '*' may broadcast a csr operand)");
       if (!reduced && s.lhsIndices == first->indices) pattern = p0;
     }
     result(s, pattern);

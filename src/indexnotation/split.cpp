@@ -39,7 +39,10 @@ void flattenProduct(const Expr& e, std::vector<Expr>& out) {
 class Splitter {
  public:
   explicit Splitter(const Program& p) : p_(p) {
-    for (const auto& [name, decl] : p.tensors) taken_.insert(name);
+    for (const auto& [name, decl] : p.tensors) {
+      taken_.insert(name);
+      if (decl.format.isSparse()) csr_.insert(name);
+    }
     for (const Statement& s : p.statements) {
       taken_.insert(s.lhs);
       if (s.rhs)
@@ -136,8 +139,25 @@ class Splitter {
     return {idx, acc, ReduceOp::Sum};
   }
 
+  // The csr operand an element-wise statement keeps the stored entries of (docs/semantics.md),
+  // if any: a result over the same indices is csr with its pattern.
+  const ExprNode* storedEntryOperand(const std::vector<std::string>& idx, const Expr& rhs) const {
+    std::vector<std::string> free = freeIndices(rhs);
+    auto sameSet = [](std::vector<std::string> a, std::vector<std::string> b) {
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      return a == b;
+    };
+    if (!sameSet(free, idx)) return nullptr;  // a reduction
+    for (const ExprNode* a : accesses(rhs))
+      if (csr_.count(a->tensor) && sameSet(a->indices, idx)) return a;
+    return nullptr;
+  }
+
   // Writes `p` into a new temporary, or reuses an earlier temporary computing the same thing.
   Expr temporary(Pending p) {
+    // A stored-entry result takes its csr operand's index order, so that it stays csr.
+    if (const ExprNode* a = storedEntryOperand(p.idx, p.rhs)) p.idx = a->indices;
     Statement s{"", p.idx, p.rhs, p.reduce, p.rhs->pos};
     canonical(s);
     for (const Statement& t : out_.program.statements)
@@ -147,6 +167,7 @@ class Splitter {
     while (taken_.count("T" + std::to_string(next_))) ++next_;
     s.lhs = "T" + std::to_string(next_++);
     out_.temporaries.insert(s.lhs);
+    if (storedEntryOperand(s.lhsIndices, s.rhs)) csr_.insert(s.lhs);
     push(s);
     return access(s.lhs, s.lhsIndices, s.pos);
   }
@@ -154,6 +175,7 @@ class Splitter {
   void emit(const std::string& lhs, const Pending& p, SourcePos pos) {
     Statement s{lhs, p.idx, p.rhs, p.reduce, pos};
     canonical(s);
+    if (const ExprNode* a = storedEntryOperand(s.lhsIndices, s.rhs); a && a->indices == s.lhsIndices) csr_.insert(lhs);
     push(s);
   }
 
@@ -169,6 +191,7 @@ class Splitter {
   const Program& p_;
   SplitResult out_;
   std::set<std::string> taken_;
+  std::set<std::string> csr_;  // tensors known to be csr: inputs and stored-entry results
   int next_ = 0;
   int current_ = 0;
 };

@@ -107,7 +107,9 @@ class Interpreter {
   double& slot(const std::string& name, const std::vector<std::string>& idx) {
     Storage& st = store_.at(name);
     if (st.sparse) {
-      auto it = position_.find(st.pattern);
+      // The position bound by the sparse loop over this access's column index (several loops may
+      // iterate one pattern, nested, under different rows).
+      auto it = position_.find(idx[1]);
       if (it == position_.end()) throw Error("interpreter: '" + name + "' read outside a loop over its pattern");
       return st.values[static_cast<size_t>(it->second)];
     }
@@ -175,18 +177,18 @@ class Interpreter {
     int64_t row = index_.at(loop.parentIndex);
     for (int64_t q = p.rowptr[row]; q < p.rowptr[row + 1]; ++q) {
       index_[loop.index] = p.col[q];
-      position_[loop.pattern] = q;
+      position_[loop.index] = q;
       for (const TreeNode& c : n.children) exec(c);
     }
     index_.erase(loop.index);
-    position_.erase(loop.pattern);
+    position_.erase(loop.index);
   }
 
   const IndexTree& t_;
   std::map<std::string, Storage> store_;
   std::map<std::string, CsrMatrix> patterns_;
   std::map<std::string, int64_t> index_;
-  std::map<std::string, int64_t> position_;
+  std::map<std::string, int64_t> position_;  // sparse loop index -> its position
 };
 
 }  // namespace

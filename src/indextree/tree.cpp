@@ -50,6 +50,7 @@ int64_t IndexTree::storedSize(const std::string& name, const std::map<std::strin
 // The statement as stored: shrunk temporaries show only their kept dimensions.
 static std::string storedAccess(const IndexTree* tree, const std::string& name, const std::vector<std::string>& idx) {
   std::vector<std::string> shown = tree ? tree->storedIndices(name, idx) : idx;
+  if (shown.empty()) return name;  // a scalar, printed as the expression printer does
   std::string s = name + "(";
   for (size_t d = 0; d < shown.size(); ++d) s += (d ? "," : "") + shown[d];
   return s + ")";

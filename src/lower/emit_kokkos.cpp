@@ -16,7 +16,7 @@ class KokkosEmitter : public Emitter {
     return "#include <Kokkos_Core.hpp>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
            "using std::exp; using std::sqrt;\n#define REACT_ABORT() Kokkos::abort(\"react bounds check failed\")";
   }
-  std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION"; }
+  std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }
 
   void allocate(const std::string& name, const std::string& size, double init) override {
@@ -46,7 +46,7 @@ class KokkosEmitter : public Emitter {
     if (c.mapping == Mapping::TeamThread || c.mapping == Mapping::TeamReduce) {
       std::string lo, hi;
       loopBounds(c.loop, lo, hi);
-      std::string counter = c.loop.kind == LoopKind::Dense ? c.loop.index : "p_" + c.loop.pattern;
+      std::string counter = c.loop.kind == LoopKind::Dense ? c.loop.index : "p_" + c.loop.index;
       std::string head = "Kokkos::TeamThreadRange(team, static_cast<int64_t>(" + lo + "), static_cast<int64_t>(" + hi + "))";
       if (c.mapping == Mapping::TeamThread) {
         line("Kokkos::parallel_for(" + head + ", [&](const int64_t " + counter + ") {");

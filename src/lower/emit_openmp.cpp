@@ -14,7 +14,7 @@ class OpenMPEmitter : public Emitter {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
            "using std::exp; using std::sqrt;\n#define REACT_ABORT() abort()";
   }
-  std::string functionQualifier() const override { return ""; }
+  std::string functionQualifier() const override { return "static inline"; }
 
   void allocate(const std::string& name, const std::string& size, double init) override {
     line("std::vector<double> " + name + "_buffer(static_cast<size_t>(" + size + "), " + literalText(init) + ");");

@@ -84,7 +84,7 @@ std::string Emitter::access(const std::string& name, const std::vector<std::stri
   std::string ptr = name, offset;
   if (s.decl.format.isSparse() && !s.shrunk()) {
     ptr = name + "_vals";
-    offset = "p_" + s.decl.pattern;
+    offset = "p_" + idx[1];  // the position of the sparse loop over the column index
   } else {
     for (size_t d = 0; d < idx.size(); ++d) {
       if (!s.kept[d]) continue;
@@ -147,14 +147,14 @@ void Emitter::bindCoordinate(const IndexLoop& l, const std::string& counter) {
     if (counter != l.index) line("const int64_t " + l.index + " = " + counter + ";");
     return;
   }
-  if (counter != "p_" + l.pattern) line("const int64_t p_" + l.pattern + " = " + counter + ";");
-  line("const int64_t " + l.index + " = " + l.pattern + "_crd[p_" + l.pattern + "];");
+  if (counter != "p_" + l.index) line("const int64_t p_" + l.index + " = " + counter + ";");
+  line("const int64_t " + l.index + " = " + l.pattern + "_crd[p_" + l.index + "];");
 }
 
 void Emitter::serialLoopOpen(const IndexLoop& l) {
   std::string lo, hi;
   loopBounds(l, lo, hi);
-  std::string counter = l.kind == LoopKind::Dense ? l.index : "p_" + l.pattern;
+  std::string counter = l.kind == LoopKind::Dense ? l.index : "p_" + l.index;
   line("for (int64_t " + counter + " = " + lo + "; " + counter + " < " + hi + "; ++" + counter + ") {");
   ++depth_;
   bindCoordinate(l, counter);
@@ -195,9 +195,9 @@ std::string Emitter::emit() {
   out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
   out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
   std::string q = functionQualifier();
-  out_ << q << " static inline double react_max(double a, double b) { return a > b ? a : b; }\n";
-  out_ << q << " static inline double react_min(double a, double b) { return a < b ? a : b; }\n";
-  out_ << q << " static inline int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
+  out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
+  out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
+  out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
        << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
   out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";

@@ -17,7 +17,7 @@ class Emitter {
  protected:
   // Backend hooks.
   virtual std::string includes() const = 0;
-  virtual std::string functionQualifier() const = 0;  // "" or "KOKKOS_INLINE_FUNCTION"
+  virtual std::string functionQualifier() const = 0;  // how helper functions are declared
   virtual void allocate(const std::string& name, const std::string& size, double init) = 0;
   virtual void fill(const std::string& ptr, const std::string& size, double value) = 0;
   virtual void emitNest(const LoopNest& nest) = 0;
