@@ -156,7 +156,9 @@ class Interpreter {
       case NodeKind::Compute: {
         double v = eval(n.stmt.rhs);
         double& out = slot(n.stmt.lhs, n.stmt.lhsIndices);
-        if (!n.accumulates()) out = v;
+        auto acc = accumulates_.find(&n);
+        if (acc == accumulates_.end()) acc = accumulates_.emplace(&n, n.accumulates()).first;
+        if (!acc->second) out = v;
         else if (n.stmt.reduce == ReduceOp::Sum) out += v;
         else out = std::max(out, v);
         return;
@@ -189,6 +191,7 @@ class Interpreter {
   std::map<std::string, CsrMatrix> patterns_;
   std::map<std::string, int64_t> index_;
   std::map<std::string, int64_t> position_;  // sparse loop index -> its position
+  std::map<const TreeNode*, bool> accumulates_;
 };
 
 }  // namespace

@@ -83,10 +83,12 @@ class KokkosEmitter : public Emitter {
   void parallelNest(const LoopNest& nest) {
     const LoopNode& top = nest.top;
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
+    line("using scratch_t = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::scratch_memory_space, "
+         "Kokkos::MemoryTraits<Kokkos::Unmanaged>>;");
     std::string bytes = "0";
     for (const std::string& s : nest.scratch) {
       line("const int64_t " + s + "_size = " + storedSize(s) + "; (void)" + s + "_size;");
-      bytes += " + policy_t::scratch_size_type::shmem_size(" + s + "_size)";
+      bytes += " + scratch_t::shmem_size(" + s + "_size)";
     }
     line("const size_t scratch_bytes = " + bytes + ";");
     line("const int scratch_level = scratch_bytes > 32768 ? 1 : 0;");
@@ -96,8 +98,7 @@ class KokkosEmitter : public Emitter {
     ++depth_;
     line("const int64_t " + top.loop.index + " = team.league_rank();");
     for (const std::string& s : nest.scratch) {
-      line("double* const " + s + " = static_cast<double*>(team.team_scratch(scratch_level).get_shmem(" + s +
-           "_size * sizeof(double)));");
+      line("double* const " + s + " = scratch_t(team.team_scratch(scratch_level), " + s + "_size).data();");
       line("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, " + s + "_size), [&](const int64_t q) { " + s + "[q] = " +
            literalText(identityOf(s)) + "; });");
     }
