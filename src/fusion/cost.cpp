@@ -185,7 +185,7 @@ std::string CostReport::str() const {
       << "reads:          " << reads.str() << "\n"
       << "writes:         " << writes.str() << "\n"
       << "temporary size: " << temporarySize.str() << "\n"
-      << "redundancies:   " << (redundancies.empty() ? "none" : "") << "\n";
+      << "redundancies:" << (redundancies.empty() ? "   none" : "") << "\n";
   for (const auto& r : redundancies) out << "  - " << r << "\n";
   return out.str();
 }

@@ -1,0 +1,62 @@
+// Golden trees and costs: every benchmark kernel and every DESIGN.md §4 example, after each
+// fusion mode. The files in test/golden/ were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites
+// them (review the diff before committing).
+#include "fusion/fusion.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace react;
+
+namespace {
+
+struct Example {
+  std::string name, text;
+  std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> tensors;
+};
+
+std::vector<Example> examples() {
+  Format csr = Format::csr(), d1 = Format::dense(1), d2 = Format::dense(2);
+  return {
+      {"sddmm", "A = S * (B @ C)", {{"S", {6, 5}, csr}, {"B", {6, 3}, d2}, {"C", {3, 5}, d2}}},
+      {"spmm_mm", "A = S @ C @ D", {{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}},
+      {"norm_row", "A = S / sum(S, axis=1)", {{"S", {6, 5}, csr}}},
+      {"softmax", "A = exp(S) / sum(exp(S), axis=1)", {{"S", {6, 5}, csr}}},
+      {"type1_row_scaling", "c(i) = b(i) * A(i,j)", {{"b", {4}, d1}, {"A", {4, 3}, d2}}},
+      {"type2_invariant", "A = (B + E) * (C @ D)", {{"B", {4, 3}, d2}, {"E", {4, 3}, d2}, {"C", {4, 5}, d2}, {"D", {5, 3}, d2}}},
+      {"type3_load_store", "B = A / sum(A, axis=1)", {{"A", {4, 3}, d2}}},
+      {"type4_dead_value", "A = where(S < 0, 0.5 * S, S)", {{"S", {5, 4}, csr}}},
+  };
+}
+
+std::string render(const Example& e, FusionMode mode) {
+  Environment env;
+  for (const auto& [n, shape, f] : e.tensors) env.declare(n, shape, f);
+  IndexTree t = fuse(parseProgram(e.text, env), mode);
+  return e.text + "\n\n" + printTree(t) + "\n" + analyzeCost(t).str();
+}
+
+}  // namespace
+
+TEST_CASE("golden: trees and symbolic costs after every fusion mode") {
+  bool update = std::getenv("REACT_UPDATE_GOLDEN") != nullptr;
+  for (const Example& e : examples())
+    for (FusionMode m : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
+      std::string path = std::string(REACT_SOURCE_DIR) + "/test/golden/" + e.name + "." + toString(m) + ".txt";
+      std::string got = render(e, m);
+      if (update) {
+        std::ofstream(path) << got;
+        continue;
+      }
+      std::ifstream in(path);
+      REQUIRE_MESSAGE(in, "missing golden file " << path);
+      std::stringstream want;
+      want << in.rdbuf();
+      INFO(path);
+      CHECK(got == want.str());
+    }
+}
