@@ -179,3 +179,22 @@ TEST_CASE("bounds-check mode: generated code checks every access") {
   TensorValues in = benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[0].inputs;
   requireClose(sddmm(), k.run(in), interpret(k.tree(), in), "bounds-checked");
 }
+
+TEST_CASE("C++ API: the README example builds, compiles and matches the interpreter") {
+  CsrMatrix s = randomCsr(30, 20, 0.2, 9);
+  const int64_t n = s.rows, m = s.cols;
+  DenseTensor b = randomPositive({n, 64}, 1), c = randomPositive({64, m}, 2);
+  IndexVar i("i"), j("j"), k("k");
+  TensorVar A("A", {n, m}, Format::csr()), S("S", {n, m}, Format::csr()), B("B", {n, 64}, Format::dense(2)),
+      C("C", {64, m}, Format::dense(2));
+  ProgramBuilder prog;
+  prog.add(A(i, j) = S(i, j) * B(i, k) * C(k, j));
+  Program p = prog.build();
+  CompileOptions options;
+  options.jit = testCache();
+  Kernel kernel = Kernel::compile(p, options);
+  TensorValues in{{"S", s}, {"B", b}, {"C", c}};
+  TensorValues out = kernel.run(in);
+  requireClose(p, out, interpret(buildIndexTree(p), in), "README example");
+  CHECK(std::get<CsrMatrix>(out.at("A")).col == s.col);  // the output takes S's pattern
+}
