@@ -17,16 +17,18 @@ struct Result {
   std::string output;
 };
 
-Result run(const std::string& args) {
-  std::string cmd = std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR +
-                    "/jit-cache 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
+Result runCommand(const std::string& cmd) {
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
   REQUIRE(pipe);
   std::string out;
   char buf[4096];
   while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+Result run(const std::string& args) {
+  return runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR + "/jit-cache");
 }
 
 std::string matrix(const std::string& name) { return test::sharedMatrixDir() + "/" + name + ".mtx"; }
@@ -82,18 +84,11 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
     for (const char* target : {"openmp", "kokkos"}) {
       INFO(fusion << " " << target);
       // The script writes dense inputs, runs react-gen, and compares with SciPy's result.
-      std::string cmd = "/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + matrix("cora") + " " +
-                        dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR + "/jit-cache 2>&1";
-      FILE* pipe = popen(cmd.c_str(), "r");
-      REQUIRE(pipe);
-      std::string out;
-      char buf[4096];
-      while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-      int status = pclose(pipe);
-      INFO(out);
-      CHECK(WIFEXITED(status));
-      CHECK(WEXITSTATUS(status) == 0);
-      CHECK(out.find("sddmm: max relative error") != std::string::npos);
-      CHECK(out.find("spmm_mm: max relative error") != std::string::npos);
+      Result r = runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + matrix("cora") +
+                            " " + dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR + "/jit-cache");
+      INFO(r.output);
+      CHECK(r.status == 0);
+      CHECK(r.output.find("sddmm: max relative error") != std::string::npos);
+      CHECK(r.output.find("spmm_mm: max relative error") != std::string::npos);
     }
 }
