@@ -95,7 +95,8 @@ TEST_CASE("row normalisation: one scalar per row in react mode") {
 TEST_CASE("softmax: exp stored per entry, one scalar sum per row in react mode") {
   Program p = kernel("softmax");
   CHECK(cost(p, FusionMode::React).temporarySize.str() == "nnz(S) + 1");
-  // Maximal fusion recomputes exp in both nests.
+  CHECK(cost(p, FusionMode::React).flops.str() == "3*nnz(S)");
+  CHECK(cost(p, FusionMode::Maximal).flops.str() == "4*nnz(S)");  // maximal recomputes exp in both nests
 }
 
 // --- the DESIGN §4 examples --------------------------------------------------------------------
