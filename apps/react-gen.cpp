@@ -36,6 +36,7 @@ options:
   -explain           print the symbolic cost and the redundancies left
   -write-source=FILE write the generated source to FILE
   -bounds-check      generated code checks every access
+  -team-size=N       threads per team in Kokkos team loops (default: Kokkos::AUTO)
   -cache-dir=DIR     JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
   -time=N            run N times after one warm-up and print the median, min and max
   --help             this text
@@ -73,6 +74,7 @@ struct Options {
   int threads = 0;
   bool printTree = false, printAfterAll = false, printLoops = false, printSource = false, explain = false;
   bool boundsCheck = false;
+  int teamSize = 0;
   std::string writeSource, cacheDir;
   int time = 0;
 };
@@ -136,6 +138,9 @@ Options parseArgs(int argc, char** argv) {
     } else if (key == "-time") {
       need();
       o.time = static_cast<int>(positive(arg, value));
+    } else if (key == "-team-size") {
+      need();
+      o.teamSize = static_cast<int>(positive(arg, value));
     } else if (key == "-write-source") {
       need();
       o.writeSource = value;
@@ -246,6 +251,7 @@ int run(int argc, char** argv) {
   if (o.printLoops) std::cout << loops.str();
   EmitOptions emit;
   emit.boundsCheck = o.boundsCheck;
+  emit.kokkosTeamSize = o.teamSize;
   std::string source = emitSource(loops, o.target, emit);
   if (o.printSource) std::cout << source;
   if (!o.writeSource.empty()) {

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <filesystem>
 
 using namespace react;
@@ -16,6 +18,18 @@ JitOptions testCache() {
   JitOptions o;
   o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
   return o;
+}
+
+bool hasCancellingRow(const CsrMatrix& m) {
+  for (int64_t r = 0; r < m.rows; ++r) {
+    double sum = 0, magnitude = 0;
+    for (int64_t p = m.rowptr[r]; p < m.rowptr[r + 1]; ++p) {
+      sum += m.val[p];
+      magnitude += std::abs(m.val[p]);
+    }
+    if (magnitude > 0 && std::abs(sum) < 1e-8 * magnitude) return true;
+  }
+  return false;
 }
 
 struct Run {
@@ -37,6 +51,9 @@ std::vector<Case> cases(int randomPrograms) {
     Case c;
     for (const CsrMatrix& m : matrices) {
       KernelCase kc = benchmarkKernels(m, 4, 7)[k];
+      // Dividing by a row sum that cancels to ~0 (bayer10 has such rows) makes the result depend
+      // on the summation order, which parallel code may change: no exact comparison there.
+      if ((kc.name == "norm_row" || kc.name == "softmax") && hasCancellingRow(m)) continue;
       c.runs.push_back({parseProgram(kc.text, kc.env), kc.inputs});
       c.what = kc.name;
     }
@@ -49,7 +66,7 @@ std::vector<Case> cases(int randomPrograms) {
   return out;
 }
 
-void checkTarget(Target target, int randomPrograms) {
+void checkTarget(Target target, int randomPrograms, int teamSize = 0) {
   std::vector<Case> cs = cases(randomPrograms);
   for (FusionMode mode : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
     std::vector<Program> programs;
@@ -58,6 +75,7 @@ void checkTarget(Target target, int randomPrograms) {
     o.fusion = mode;
     o.target = target;
     o.jit = testCache();
+    o.emit.kokkosTeamSize = teamSize;
     std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
     for (size_t n = 0; n < cs.size(); ++n)
       for (const Run& run : cs[n].runs) {
@@ -79,6 +97,15 @@ Program sddmm() {
 TEST_CASE("lowering: OpenMP emitter equals the interpreter in every mode") { checkTarget(Target::OpenMP, 60); }
 
 TEST_CASE("lowering: Kokkos emitter equals the interpreter in every mode") { checkTarget(Target::Kokkos, 25); }
+
+TEST_CASE("lowering: Kokkos team mappings are race-free with several threads per team") {
+  ensureKokkosInitialized();
+  if (Kokkos::DefaultExecutionSpace().concurrency() < 2) {
+    MESSAGE("skipped: this Kokkos runs one thread (Debian's is Serial-only); run against a multi-threaded Kokkos");
+    return;
+  }
+  checkTarget(Target::Kokkos, 25, 2);
+}
 
 TEST_CASE("loop IR: fused SpMM-MM runs its rows in parallel with the shrunk row in scratch") {
   LoopProgram p = lowerToLoops(fuse(parseProgram(benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[1].text,

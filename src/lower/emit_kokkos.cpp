@@ -92,7 +92,8 @@ class KokkosEmitter : public Emitter {
     }
     line("const size_t scratch_bytes = " + bytes + ";");
     line("const int scratch_level = scratch_bytes > 32768 ? 1 : 0;");
-    line("policy_t policy(" + extent(top.loop.index) + ", Kokkos::AUTO);");
+    std::string team = o_.kokkosTeamSize > 0 ? std::to_string(o_.kokkosTeamSize) : "Kokkos::AUTO";
+    line("policy_t policy(" + extent(top.loop.index) + ", " + team + ");");
     line("if (scratch_bytes) policy.set_scratch_size(scratch_level, Kokkos::PerTeam(scratch_bytes));");
     line("Kokkos::parallel_for(\"" + nest.name + "\", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
     ++depth_;

@@ -59,6 +59,7 @@ std::string toString(Target t);
 
 struct EmitOptions {
   bool boundsCheck = false;          // every access checked; a violation aborts with its location
+  int kokkosTeamSize = 0;            // threads per team in Kokkos team loops; 0 = Kokkos::AUTO
   std::string functionName = "react_kernel";
 };
 
