@@ -4,29 +4,17 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
 
 using namespace react;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = test::CommandResult;
 
 Result run(const std::string& args) {
-  std::string cmd = std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR +
-                    "/jit-cache 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR +
+                          "/jit-cache 2>&1");
 }
 
 std::string matrix(const std::string& name) { return test::sharedMatrixDir() + "/" + name + ".mtx"; }
@@ -84,16 +72,10 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
       // The script writes dense inputs, runs react-gen, and compares with SciPy's result.
       std::string cmd = "/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + matrix("cora") + " " +
                         dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR + "/jit-cache 2>&1";
-      FILE* pipe = popen(cmd.c_str(), "r");
-      REQUIRE(pipe);
-      std::string out;
-      char buf[4096];
-      while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-      int status = pclose(pipe);
-      INFO(out);
-      CHECK(WIFEXITED(status));
-      CHECK(WEXITSTATUS(status) == 0);
-      CHECK(out.find("sddmm: max relative error") != std::string::npos);
-      CHECK(out.find("spmm_mm: max relative error") != std::string::npos);
+      Result r = test::runCommand(cmd);
+      INFO(r.output);
+      CHECK(r.status == 0);
+      CHECK(r.output.find("sddmm: max relative error") != std::string::npos);
+      CHECK(r.output.find("spmm_mm: max relative error") != std::string::npos);
     }
 }
