@@ -12,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_results import REACT_VARIANTS, Results, load  # noqa: E402
@@ -35,6 +36,9 @@ def panel(ax, res, lab, threads, variants):
             if y:
                 xs.append(g - 0.4 + (n + 0.5) * width)
                 ys.append(y)
+                if matrix == "geomean":
+                    ax.annotate(f"{y:.3g}", (xs[-1], y), xytext=(0, 2), textcoords="offset points", ha="center",
+                                va="bottom", fontsize=6, rotation=90)
         ax.bar(xs, ys, width, color=COLORS.get(v, "grey"), label=v)
     for g, matrix in enumerate(res.matrices):
         if res.time(matrix, lab, threads, "library") is None:
@@ -42,6 +46,11 @@ def panel(ax, res, lab, threads, variants):
     ax.axhline(1, color="black", linewidth=0.8)
     ax.axvline(len(res.matrices) - 0.5, color="grey", linewidth=0.6, linestyle=":")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="y", labelsize=7)
+    ax.margins(y=0.15)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=45, ha="right", fontsize=8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
@@ -67,10 +76,12 @@ def main():
         for c, t in enumerate(threads):
             panel(axes[r][c], res, lab, t, variants)
     handles, names = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="upper center", ncol=len(variants), fontsize=9, frameon=False)
+    top = 1 - (0.6 if fig.get_figwidth() >= 12 else 0.8) / fig.get_figheight()
     fig.suptitle("react-bench: speedup over the faster library pipeline (Eigen or Kokkos Kernels), log scale",
-                 y=0.995, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.975))
+                 y=1 - 0.1 / fig.get_figheight(), va="top", fontsize=11)
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 1 - 0.35 / fig.get_figheight()),
+               ncol=len(variants) if fig.get_figwidth() >= 12 else 3, fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, top))
     fig.savefig(args.out, dpi=110)
 
 

@@ -20,6 +20,12 @@ std::string sharedMatrixDir() {
   return dir;
 }
 
+JitOptions testCache() {
+  JitOptions o;
+  o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
+  return o;
+}
+
 CommandResult runCommand(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE_MESSAGE(pipe, "cannot run " << command);

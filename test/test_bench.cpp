@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -15,12 +16,6 @@ using namespace react;
 using namespace react::bench;
 
 namespace {
-
-JitOptions testJit() {
-  JitOptions jit;
-  jit.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
-  return jit;
-}
 
 DenseSizes smallSizes() {
   DenseSizes d;
@@ -62,7 +57,7 @@ TEST_CASE("bench: compareResults accepts rounding and rejects a changed value, p
 
 TEST_CASE("bench: library pipelines agree with react-openmp on every kernel") {
   CsrMatrix s = test::randomCsr(40, 30, 0.2, 11);  // every third row empty
-  ReactKernels kernels(testJit());
+  ReactKernels kernels(test::testCache());
   Limits limits;
   for (const BenchKernel& k : benchmarkKernels({"all"}, smallSizes())) {
     TensorValues inputs = kernelInputs(k, s);
@@ -84,17 +79,17 @@ TEST_CASE("bench: library pipelines agree with react-openmp on every kernel") {
 
 TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why") {
   CsrMatrix s = test::randomCsr(40, 30, 0.2, 12);
-  ReactKernels kernels(testJit());
+  ReactKernels kernels(test::testCache());
   BenchKernel sddmm = benchmarkKernels({"sddmm"}, smallSizes())[0];
   TensorValues inputs = kernelInputs(sddmm, s);
   Limits tight;
   tight.maxTemporaryBytes = 1000;  // the 40 x 30 dense product needs 9600 bytes
   Prepared lib = prepareVariant(parseVariants("library-eigen")[0], sddmm, inputs, kernels, tight);
   CHECK_FALSE(lib.instance);
-  CHECK(contains(lib.cannotRun, "cannot run: the dense NI x NJ product B @ C needs 0.0 GB"));
+  CHECK(contains(lib.cannotRun, "cannot run: needs 0.0 GB for the dense NI x NJ product B @ C"));
   Prepared none = prepareVariant(parseVariants("none-openmp")[0], sddmm, inputs, kernels, tight);
   CHECK_FALSE(none.instance);
-  CHECK(contains(none.cannotRun, "cannot run: temporaries of"));
+  CHECK(contains(none.cannotRun, "cannot run: needs 0.0 GB for temporaries of NI*NJ doubles"));
   CHECK(none.performedFlops == doctest::Approx(2.0 * 40 * 30 * 8 + s.nnz()));
   Prepared react = prepareVariant(parseVariants("react-openmp")[0], sddmm, inputs, kernels, tight);
   CHECK(react.instance);  // no dense temporary
@@ -124,6 +119,13 @@ TEST_CASE("bench: names, work model and timing statistics") {
   WorkModel m = usefulWork(all[2], s);
   CHECK(m.flops == 2 * nnz * 256 + 2 * 10 * 256 * 16);
   CHECK(usefulWork(all[4], s).flops == 3 * nnz);
+
+  CsrMatrix signedS = s;
+  signedS.val[0] = -3;
+  CHECK(std::get<CsrMatrix>(kernelInputs(all[0], signedS).at("S")) == signedS);
+  const CsrMatrix& positive = std::get<CsrMatrix>(kernelInputs(all[3], signedS).at("S"));  // norm_row
+  CHECK(positive.col == signedS.col);
+  CHECK(*std::min_element(positive.val.begin(), positive.val.end()) >= 0.5);
 
   Timing t = summarize({3, 1, 2, 10});
   CHECK(t.runs == 4);

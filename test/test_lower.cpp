@@ -12,12 +12,6 @@ using namespace react::test;
 
 namespace {
 
-JitOptions testCache() {
-  JitOptions o;
-  o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
-  return o;
-}
-
 struct Run {
   Program program;  // the program for these inputs' shapes (for the reference)
   TensorValues inputs;

@@ -32,7 +32,8 @@ struct BenchKernel {
 const std::vector<std::string>& kernelNames();
 // names: kernel names or "all"; throws react::Error on an unknown name.
 std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names, const DenseSizes& sizes);
-// S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data).
+// S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data);
+// norm_row and softmax read S's pattern with positive values (kernels.cpp says why).
 TensorValues kernelInputs(const BenchKernel& k, const CsrMatrix& s);
 Program kernelProgram(const BenchKernel& k, const CsrMatrix& s);
 
@@ -65,12 +66,15 @@ class Instance {
   virtual void run() = 0;
   virtual MarketData result() const = 0;  // A after run(): csr with S's pattern, or dense
   virtual int threads() const = 0;        // threads the computation actually uses
+  // False where the thread count is fixed by something else than omp_set_num_threads (Kokkos'
+  // execution space): one measurement then serves every --threads value.
+  virtual bool followsOpenMPThreads() const = 0;
 };
 
 // What a variant would cost on a matrix, to refuse the ones that cannot run here.
 struct Limits {
   double maxTemporaryBytes = 4e9;  // dense temporaries (the NI x NJ product of unfused sddmm)
-  double maxFlops = 2e10;          // work the variant performs per run, redundant work included
+  double maxFlops = 6e10;          // work the variant performs per run, redundant work included
 };
 
 // Either an instance or the reason it cannot run ("cannot run: ...").
@@ -143,6 +147,7 @@ struct Row {
   int threads = 0;         // requested (--threads)
   int variantThreads = 0;  // what the variant used (Kokkos Serial: 1)
   std::string status;      // "ok", or "cannot run: ..."
+  std::string note;        // e.g. that the timing was measured at another thread count
   Timing timing;
   WorkModel work;
   double performedFlops = 0;

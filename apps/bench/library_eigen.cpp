@@ -67,6 +67,7 @@ class EigenInstance : public Instance {
     return fromEigen(a_);
   }
   int threads() const override { return Eigen::nbThreads(); }
+  bool followsOpenMPThreads() const override { return true; }
 
  private:
   std::string kernel_;

@@ -115,6 +115,7 @@ class KokkosKernelsInstance : public Instance {
     return a;
   }
   int threads() const override { return Space::concurrency(); }
+  bool followsOpenMPThreads() const override { return false; }
 
  private:
   std::string kernel_;

@@ -56,7 +56,7 @@ void writeCsv(std::ostream& out, const std::vector<Row>& rows) {
     else
       out << ",,,,,,";
     out << format("%.6g", r.work.flops) << ',' << format("%.6g", r.work.bytes) << ',' << format("%.6g", r.performedFlops)
-        << ',' << format("%.4g", r.machineBandwidth / 1e9) << ',' << csvField(r.ok() ? "" : r.status) << '\n';
+        << ',' << format("%.4g", r.machineBandwidth / 1e9) << ',' << csvField(r.ok() ? r.note : r.status) << '\n';
   }
 }
 

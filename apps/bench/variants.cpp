@@ -72,6 +72,7 @@ class ReactInstance : public Instance {
   MarketData result() const override { return bound_.outputs.at("A"); }
   // The Kokkos emitter runs on Kokkos' default host space (Serial in Debian's Kokkos).
   int threads() const override { return openmp_ ? omp_get_max_threads() : Kokkos::DefaultHostExecutionSpace::concurrency(); }
+  bool followsOpenMPThreads() const override { return openmp_; }
 
  private:
   BoundKernel bound_;
@@ -93,7 +94,7 @@ std::string flopCount(double flops) {
 // Why a variant with this cost cannot run here, or "".
 std::string refusal(double flops, double temporaryBytes, const std::string& temporary, const Limits& limits) {
   if (temporaryBytes > limits.maxTemporaryBytes)
-    return "cannot run: " + temporary + " needs " + gigabytes(temporaryBytes) + " (limit " +
+    return "cannot run: needs " + gigabytes(temporaryBytes) + " for " + temporary + " (limit " +
            gigabytes(limits.maxTemporaryBytes) + ")";
   if (flops > limits.maxFlops)
     return "cannot run: performs " + flopCount(flops) + " flops per run (limit " + flopCount(limits.maxFlops) + ")";
