@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +18,22 @@ std::string sharedMatrixDir() {
   std::string dir = std::string(REACT_SOURCE_DIR) + "/../shared/data/matrices";
   REQUIRE_MESSAGE(std::filesystem::is_directory(dir), "missing " << dir);
   return dir;
+}
+
+JitOptions testCache() {
+  JitOptions o;
+  o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
+  return o;
+}
+
+CommandResult runCommand(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE_MESSAGE(pipe, "cannot run " << command);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows) {

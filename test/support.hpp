@@ -3,6 +3,7 @@
 
 #include "indexnotation/indexnotation.hpp"
 #include "indextree/indextree.hpp"
+#include "lower/lower.hpp"
 
 #include <random>
 #include <string>
@@ -11,6 +12,17 @@ namespace react::test {
 
 // The matrices in ../shared/data/matrices (the suite fails if the folder is missing).
 std::string sharedMatrixDir();
+
+// The JIT cache the tests share (build/jit-cache): reruns compile nothing.
+JitOptions testCache();
+
+// Runs a shell command; its exit status (-1 if it did not exit) and its standard output (append
+// 2>&1 to the command for standard error too).
+struct CommandResult {
+  int status;
+  std::string output;
+};
+CommandResult runCommand(const std::string& command);
 
 // A random CSR matrix with values in [0.5, 1.5); every third row left empty when `emptyRows`.
 CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows = true);

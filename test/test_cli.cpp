@@ -4,31 +4,17 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
 
 using namespace react;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result runCommand(const std::string& cmd) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Result = test::CommandResult;
 
 Result run(const std::string& args) {
-  return runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR + "/jit-cache");
+  return test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" + REACT_BINARY_DIR +
+                          "/jit-cache 2>&1");
 }
 
 std::string matrix(const std::string& name) { return test::sharedMatrixDir() + "/" + name + ".mtx"; }
@@ -84,8 +70,9 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
     for (const char* target : {"openmp", "kokkos"}) {
       INFO(fusion << " " << target);
       // The script writes dense inputs, runs react-gen, and compares with SciPy's result.
-      Result r = runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + matrix("cora") +
-                            " " + dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR + "/jit-cache");
+      Result r = test::runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " +
+                                  matrix("cora") + " " + dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR +
+                                  "/jit-cache 2>&1");
       INFO(r.output);
       CHECK(r.status == 0);
       CHECK(r.output.find("sddmm: max relative error") != std::string::npos);

@@ -14,12 +14,6 @@ using namespace react::test;
 
 namespace {
 
-JitOptions testCache() {
-  JitOptions o;
-  o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
-  return o;
-}
-
 bool hasCancellingRow(const CsrMatrix& m) {
   for (int64_t r = 0; r < m.rows; ++r) {
     double sum = 0, magnitude = 0;

@@ -1,0 +1,192 @@
+// react-bench's harness: the benchmark kernels (DESIGN.md §6) with their work model, the variants
+// (react's fusion modes on both emitters, and the unfused library pipelines a user writes today),
+// the agreement check, timing and the machine's copy bandwidth. Compiled into react-bench and the
+// tests (test/test_bench.cpp).
+#pragma once
+
+#include "lower/lower.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace react::bench {
+
+// --- kernels ----------------------------------------------------------------------------------
+struct DenseSizes {
+  std::vector<int64_t> sddmmK{64, 256};  // one sddmm kernel per K
+  int64_t nh = 256, nj = 16;             // spmm_mm: C is cols x NH, D is NH x NJ
+};
+
+struct BenchKernel {
+  std::string name;  // "sddmm", "spmm_mm", "norm_row", "softmax"
+  std::string dims;  // "K=64", "NH=256 NJ=16", "" (norm_row, softmax)
+  std::string text;  // operator form, output A, sparse input S
+  int64_t k = 0, nh = 0, nj = 0;
+  std::string label() const;  // "sddmm K=64"
+};
+
+const std::vector<std::string>& kernelNames();
+// names: kernel names or "all"; throws react::Error on an unknown name.
+std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names, const DenseSizes& sizes);
+// S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data);
+// norm_row and softmax read S's pattern with positive values (kernels.cpp says why).
+TensorValues kernelInputs(const BenchKernel& k, const CsrMatrix& s);
+Program kernelProgram(const BenchKernel& k, const CsrMatrix& s);
+
+// Useful work of the kernel, the same for every variant (docs/benchmarks.md states the model):
+// flops a non-redundant evaluation performs, bytes it must move at least (inputs read once,
+// output written once; csr S as 8-byte values, 4-byte columns, 8-byte row positions).
+struct WorkModel {
+  double flops = 0, bytes = 0;
+};
+WorkModel usefulWork(const BenchKernel& k, const CsrMatrix& s);
+
+// --- variants ---------------------------------------------------------------------------------
+enum class Library { Eigen, KokkosKernels };
+struct VariantSpec {
+  std::string name;  // "react-openmp", "library-eigen", ...
+  bool library = false;
+  FusionMode fusion = FusionMode::React;  // react variants
+  Target target = Target::OpenMP;         // react variants
+  Library lib = Library::Eigen;           // library variants
+};
+const std::vector<std::string>& variantNames();  // all eight, in report order
+// A comma list of variant names, or "all"; throws react::Error naming an unknown variant.
+std::vector<VariantSpec> parseVariants(const std::string& list);
+
+// One variant bound to one (kernel, matrix): inputs borrowed, outputs and temporaries allocated
+// once, so run() measures the computation alone.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  virtual void run() = 0;
+  virtual MarketData result() const = 0;  // A after run(): csr with S's pattern, or dense
+  virtual int threads() const = 0;        // threads the computation actually uses
+  // False where the thread count is fixed by something else than omp_set_num_threads (Kokkos'
+  // execution space): one measurement then serves every --threads value.
+  virtual bool followsOpenMPThreads() const = 0;
+};
+
+// What a variant would cost on a matrix, to refuse the ones that cannot run here.
+struct Limits {
+  double maxTemporaryBytes = 4e9;  // dense temporaries (the NI x NJ product of unfused sddmm)
+  double maxFlops = 6e10;          // work the variant performs per run, redundant work included
+};
+
+// Either an instance or the reason it cannot run ("cannot run: ...").
+struct Prepared {
+  std::unique_ptr<Instance> instance;
+  std::string cannotRun;
+  double performedFlops = 0;  // what this variant computes (its redundancy included)
+};
+
+// react's kernels, compiled once per (kernel, variant) on first use (the JIT caches on disk);
+// sparse extents are runtime arguments, so one kernel serves every matrix.
+class ReactKernels {
+ public:
+  explicit ReactKernels(JitOptions jit) : jit_(std::move(jit)) {}
+  const Kernel& get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s);
+  double compileSeconds() const { return compileSeconds_; }
+
+ private:
+  JitOptions jit_;
+  std::map<std::string, std::unique_ptr<Kernel>> kernels_;
+  double compileSeconds_ = 0;
+};
+
+Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const TensorValues& inputs, ReactKernels& kernels,
+                        const Limits& limits);
+
+// Library pipelines (library_eigen.cpp, library_kokkoskernels.cpp). `inputs` must outlive the
+// instance. The kokkoskernels one returns null with `why` set where it has no pipeline.
+std::unique_ptr<Instance> makeEigenInstance(const BenchKernel& k, const TensorValues& inputs);
+std::unique_ptr<Instance> makeKokkosKernelsInstance(const BenchKernel& k, const TensorValues& inputs, std::string& why);
+struct LibraryCost {
+  double flops = 0, temporaryBytes = 0;
+  std::string temporary;  // what the temporary is, for the report
+};
+LibraryCost libraryCost(const BenchKernel& k, const CsrMatrix& s);
+
+// --- agreement ----------------------------------------------------------------------------------
+struct Agreement {
+  bool ok = true;
+  double relativeError = 0;  // max |got - want| over max |want|
+  std::string detail;        // where they differ most, or how the structures differ
+};
+// got and want agree when they have the same structure (shape, or csr pattern), NaN and infinities
+// at the same places, and max|got-want| <= tolerance * max|want|.
+Agreement compareResults(const MarketData& got, const MarketData& want, double tolerance = 1e-9);
+
+// --- timing -------------------------------------------------------------------------------------
+struct Timing {
+  int runs = 0;
+  double median = 0, min = 0, max = 0;  // seconds
+};
+// `reps` timed runs of `run` (steady_clock), fewer when they would exceed `budgetSeconds`
+// (estimated from `firstRunSeconds`, the warm-up), at least one.
+template <typename Run>
+Timing timeRuns(Run&& run, int reps, double budgetSeconds, double firstRunSeconds);
+Timing summarize(std::vector<double> seconds);
+int plannedRuns(int reps, double budgetSeconds, double firstRunSeconds);
+double secondsSince(std::chrono::steady_clock::time_point start);
+
+// STREAM-like copy of two `bytesPerArray` arrays with `threads` OpenMP threads, best of `trials`;
+// returns bytes moved (read + written) per second.
+double measureCopyBandwidth(int threads, size_t bytesPerArray = size_t{512} << 20, int trials = 5);
+
+// --- reports (report.cpp) ------------------------------------------------------------------------
+// One (matrix, kernel, variant, threads) measurement.
+struct Row {
+  std::string matrix;
+  int64_t rows = 0, cols = 0, nnz = 0;
+  std::string kernel, dims, variant;
+  int threads = 0;         // requested (--threads)
+  int variantThreads = 0;  // what the variant used (Kokkos Serial: 1)
+  std::string status;      // "ok", or "cannot run: ..."
+  std::string note;        // e.g. that the timing was measured at another thread count
+  Timing timing;
+  WorkModel work;
+  double performedFlops = 0;
+  double machineBandwidth = 0;  // copy bandwidth (bytes/s) measured at `threads`
+  bool ok() const { return status == "ok"; }
+  std::string label() const { return dims.empty() ? kernel : kernel + " " + dims; }
+  double gflops() const { return ok() ? work.flops / timing.median / 1e9 : 0; }
+  double gbs() const { return ok() ? work.bytes / timing.median / 1e9 : 0; }
+  double bandwidthFraction() const { return ok() ? work.bytes / timing.median / machineBandwidth : 0; }
+};
+
+void writeCsv(std::ostream& out, const std::vector<Row>& rows);
+// The terminal table of some rows (one matrix): times, rates and speedup over `library`.
+std::string formatTable(const std::vector<Row>& rows);
+
+// `library` = the faster library variant of the same (matrix, kernel, threads).
+const Row* libraryRow(const std::vector<Row>& rows, const Row& r);
+// Geometric-mean speedups of react-<emitter> over maximal-<emitter>, none-<emitter> and library,
+// per kernel and thread count, over the matrices where both ran; and react-<emitter>'s fraction
+// of the copy bandwidth (geometric mean and largest).
+struct Summary {
+  std::string kernel, emitter;
+  int threads = 0;
+  double overMaximal = 0, overNone = 0, overLibrary = 0;  // 0 = no pair
+  int nMaximal = 0, nNone = 0, nLibrary = 0;
+  double bandwidthGeomean = 0, bandwidthMax = 0;
+};
+std::vector<Summary> summarizeSpeedups(const std::vector<Row>& rows);
+std::string formatSummary(const std::vector<Summary>& s);
+
+template <typename Run>
+Timing timeRuns(Run&& run, int reps, double budgetSeconds, double firstRunSeconds) {
+  std::vector<double> seconds;
+  for (int r = 0, n = plannedRuns(reps, budgetSeconds, firstRunSeconds); r < n; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    seconds.push_back(secondsSince(start));
+  }
+  return summarize(std::move(seconds));
+}
+
+}  // namespace react::bench

@@ -1,0 +1,136 @@
+// Variants: react's fusion modes on each emitter (compiled once, bound per matrix), and the
+// library pipelines; each refused with a reason where it would not fit this machine.
+#include "bench/bench.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <omp.h>
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+namespace react::bench {
+
+const std::vector<std::string>& variantNames() {
+  static const std::vector<std::string> names{"none-openmp",    "maximal-openmp", "react-openmp",
+                                              "none-kokkos",    "maximal-kokkos", "react-kokkos",
+                                              "library-eigen",  "library-kokkoskernels"};
+  return names;
+}
+
+std::vector<VariantSpec> parseVariants(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item == "all") names.insert(names.end(), variantNames().begin(), variantNames().end());
+    else names.push_back(item);
+  }
+  std::vector<VariantSpec> specs;
+  for (const std::string& name : variantNames()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    VariantSpec v;
+    v.name = name;
+    auto dash = name.find('-');
+    std::string first = name.substr(0, dash), second = name.substr(dash + 1);
+    v.library = first == "library";
+    if (v.library) v.lib = second == "eigen" ? Library::Eigen : Library::KokkosKernels;
+    else {
+      v.fusion = parseFusionMode(first);
+      v.target = parseTarget(second);
+    }
+    specs.push_back(v);
+  }
+  for (const std::string& name : names)
+    if (std::find(variantNames().begin(), variantNames().end(), name) == variantNames().end())
+      throw Error("unknown variant '" + name + "' (expected a comma list of: all, none-openmp, maximal-openmp, "
+                  "react-openmp, none-kokkos, maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels)");
+  if (specs.empty()) throw Error("no variant given");
+  return specs;
+}
+
+const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s) {
+  std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + v.name];
+  if (!slot) {
+    CompileOptions options;
+    options.fusion = v.fusion;
+    options.target = v.target;
+    options.jit = jit_;
+    auto start = std::chrono::steady_clock::now();
+    slot = std::make_unique<Kernel>(Kernel::compile(kernelProgram(k, s), options));
+    compileSeconds_ += secondsSince(start);
+  }
+  return *slot;
+}
+
+namespace {
+
+class ReactInstance : public Instance {
+ public:
+  ReactInstance(const Kernel& k, const TensorValues& inputs, Target target)
+      : bound_(k.bind(inputs)), openmp_(target == Target::OpenMP) {}
+  void run() override { bound_.run(); }
+  MarketData result() const override { return bound_.outputs.at("A"); }
+  // The Kokkos emitter runs on Kokkos' default host space (Serial in Debian's Kokkos).
+  int threads() const override { return openmp_ ? omp_get_max_threads() : Kokkos::DefaultHostExecutionSpace::concurrency(); }
+  bool followsOpenMPThreads() const override { return openmp_; }
+
+ private:
+  BoundKernel bound_;
+  bool openmp_;
+};
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+std::string flopCount(double flops) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", flops);
+  return buf;
+}
+
+// Why a variant with this cost cannot run here, or "".
+std::string refusal(double flops, double temporaryBytes, const std::string& temporary, const Limits& limits) {
+  if (temporaryBytes > limits.maxTemporaryBytes)
+    return "cannot run: needs " + gigabytes(temporaryBytes) + " for " + temporary + " (limit " +
+           gigabytes(limits.maxTemporaryBytes) + ")";
+  if (flops > limits.maxFlops)
+    return "cannot run: performs " + flopCount(flops) + " flops per run (limit " + flopCount(limits.maxFlops) + ")";
+  return "";
+}
+
+}  // namespace
+
+Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const TensorValues& inputs, ReactKernels& kernels,
+                        const Limits& limits) {
+  const CsrMatrix& s = std::get<CsrMatrix>(inputs.at("S"));
+  Prepared p;
+  if (v.library) {
+    LibraryCost cost = libraryCost(k, s);
+    p.performedFlops = cost.flops;
+    p.cannotRun = refusal(cost.flops, cost.temporaryBytes, cost.temporary, limits);
+    if (!p.cannotRun.empty()) return p;
+    if (v.lib == Library::Eigen) {
+      p.instance = makeEigenInstance(k, inputs);
+    } else {
+      std::string why;
+      p.instance = makeKokkosKernelsInstance(k, inputs, why);
+      if (!p.instance) p.cannotRun = "cannot run: " + why;
+    }
+    return p;
+  }
+  const Kernel& kernel = kernels.get(k, v, s);
+  IndexTree tree = kernel.tree();
+  tree.indexSizes = kernel.sizesFor(inputs);
+  std::map<std::string, double> symbols = costSymbols(tree, {{"S", s.nnz()}});
+  CostReport cost = analyzeCost(tree);
+  p.performedFlops = cost.flops.evaluate(symbols);
+  p.cannotRun = refusal(p.performedFlops, 8 * cost.temporarySize.evaluate(symbols),
+                        "temporaries of " + cost.temporarySize.str() + " doubles", limits);
+  if (p.cannotRun.empty()) p.instance = std::make_unique<ReactInstance>(kernel, inputs, v.target);
+  return p;
+}
+
+}  // namespace react::bench

@@ -1,0 +1,382 @@
+// react-bench: runs the benchmark kernels (DESIGN.md §6) on Matrix Market files and synthetic
+// matrices for every variant (react's fusion modes on both emitters, the unfused library
+// pipelines), checks that all variants agree, and reports the median of repeated runs after a
+// warm-up: a table, a CSV and a plot of the speedups over the library pipeline.
+#include "bench/bench.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+using namespace react;
+using namespace react::bench;
+
+namespace {
+
+const char* kUsage = R"(usage: react-bench --kernel NAME|all --matrix FILE_OR_DIR... [options]
+
+Runs each kernel on each matrix with each variant: one warm-up run (checked against the first
+variant, react-openmp when selected; all must agree to 1e-9 relative), then --reps timed runs;
+reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandwidth measured here.
+
+  --kernel LIST          sddmm, spmm_mm, norm_row, softmax or all (comma list; default all)
+  --matrix PATH...       Matrix Market files, or folders of *.mtx files
+  --synthetic KIND:N:AVG a generated N x N matrix with AVG stored entries per row on average;
+                         KIND: uniform | powerlaw | banded (repeatable)
+  --variants LIST        comma list of none-openmp, maximal-openmp, react-openmp, none-kokkos,
+                         maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels, or
+                         all (default)
+  --threads LIST         OpenMP thread counts, e.g. 1,2 (default: all cores); Kokkos variants run
+                         on Kokkos' host space (Serial in Debian's Kokkos: 1 thread)
+  --reps N               timed runs after the warm-up (default 10)
+  --budget SECONDS       fewer runs (at least 1) where N runs would take longer (default 2)
+  --sddmm-k LIST         sddmm dense sizes K (default 64,256)
+  --nh N, --nj N         spmm_mm dense sizes (default 256, 16)
+  --max-flops X          refuse variants performing more flops per run (default 6e10)
+  --max-temp-gb X        refuse variants whose temporaries need more memory (default 4)
+  --csv FILE             one row per (matrix, kernel, variant, threads)
+  --plot FILE            speedup over library per matrix, PNG or SVG (scripts/plot_bench.py)
+  --cache-dir DIR        JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
+  --help                 this text
+testing:
+  --testing-perturb VARIANT  perturb that variant's checked result (the run must fail)
+Exit status: 0, 1 for bad arguments or files, 3 when variants disagree.
+On a machine shared with other work, OMP_WAIT_POLICY=passive keeps a descheduled OpenMP thread
+from stalling every barrier for a time slice (scripts/bench.sh sets it).
+)";
+
+struct Options {
+  std::vector<std::string> kernels{"all"}, matrices, synthetic;
+  std::string variants = "all", csv, plot, cacheDir, perturb;
+  std::vector<int> threads;
+  int reps = 10;
+  double budget = 2;
+  DenseSizes sizes;
+  Limits limits;
+};
+
+[[noreturn]] void argError(const std::string& arg, const std::string& what) { throw Error("argument '" + arg + "': " + what); }
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> items;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+double number(const std::string& arg, const std::string& text, bool integer) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size() && v > 0 && (!integer || v == static_cast<double>(static_cast<int64_t>(v)))) return v;
+  } catch (const std::exception&) {
+  }
+  argError(arg, "'" + text + "' is not a positive " + (integer ? "integer" : "number"));
+}
+
+template <typename T>
+std::vector<T> integers(const std::string& arg, const std::string& text) {
+  std::vector<T> out;
+  for (const std::string& item : splitList(text)) out.push_back(static_cast<T>(number(arg, item, true)));
+  if (out.empty()) argError(arg, "expected a comma list of positive integers");
+  return out;
+}
+
+Options parseArgs(int argc, char** argv) {
+  Options o;
+  for (int a = 1; a < argc; ++a) {
+    std::string arg = argv[a], key = arg, value;
+    bool inlineValue = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      key = arg.substr(0, eq), value = arg.substr(eq + 1), inlineValue = true;
+    }
+    auto next = [&]() -> std::string {
+      if (inlineValue) return value;
+      if (a + 1 >= argc) argError(arg, "expected a value");
+      return argv[++a];
+    };
+    if (key == "--help" || key == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (key == "--kernel") {
+      o.kernels = splitList(next());
+    } else if (key == "--matrix") {
+      if (inlineValue) o.matrices.push_back(value);
+      while (a + 1 < argc && std::string(argv[a + 1]).rfind("--", 0) != 0) o.matrices.push_back(argv[++a]);
+      if (o.matrices.empty()) argError(arg, "expected files or folders");
+    } else if (key == "--synthetic") {
+      o.synthetic.push_back(next());
+    } else if (key == "--variants") {
+      o.variants = next();
+    } else if (key == "--threads") {
+      o.threads = integers<int>(arg, next());
+    } else if (key == "--reps") {
+      o.reps = static_cast<int>(number(arg, next(), true));
+    } else if (key == "--budget") {
+      o.budget = number(arg, next(), false);
+    } else if (key == "--sddmm-k") {
+      o.sizes.sddmmK = integers<int64_t>(arg, next());
+    } else if (key == "--nh") {
+      o.sizes.nh = static_cast<int64_t>(number(arg, next(), true));
+    } else if (key == "--nj") {
+      o.sizes.nj = static_cast<int64_t>(number(arg, next(), true));
+    } else if (key == "--max-flops") {
+      o.limits.maxFlops = number(arg, next(), false);
+    } else if (key == "--max-temp-gb") {
+      o.limits.maxTemporaryBytes = 1e9 * number(arg, next(), false);
+    } else if (key == "--csv") {
+      o.csv = next();
+    } else if (key == "--plot") {
+      o.plot = next();
+    } else if (key == "--cache-dir") {
+      o.cacheDir = next();
+    } else if (key == "--testing-perturb") {
+      o.perturb = next();
+    } else {
+      argError(arg, "unknown option (see --help)");
+    }
+  }
+  if (o.matrices.empty() && o.synthetic.empty()) throw Error("no matrix given: use --matrix FILE_OR_DIR or --synthetic KIND:N:AVG");
+  if (o.threads.empty()) o.threads = {omp_get_max_threads()};
+  return o;
+}
+
+// A matrix to benchmark: a file, or a generator spec.
+struct MatrixSource {
+  std::string name, path, synthetic;
+};
+
+std::vector<MatrixSource> matrixSources(const Options& o) {
+  std::vector<MatrixSource> out;
+  namespace fs = std::filesystem;
+  for (const std::string& p : o.matrices) {
+    if (!fs::is_directory(p)) {
+      if (!fs::exists(p)) throw Error(p + ": no such file or folder");
+      out.push_back({fs::path(p).stem().string(), p, ""});
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(p))
+      if (e.is_regular_file() && e.path().extension() == ".mtx") files.push_back(e.path());
+    if (files.empty()) throw Error(p + ": no .mtx files in this folder");
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) out.push_back({f.stem().string(), f.string(), ""});
+  }
+  for (const std::string& s : o.synthetic) {
+    std::vector<std::string> parts;
+    std::stringstream in(s);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+    const std::string arg = "--synthetic " + s;
+    if (parts.size() != 3 || (parts[0] != "uniform" && parts[0] != "powerlaw" && parts[0] != "banded"))
+      argError(arg, "expected uniform|powerlaw|banded:N:AVG_NNZ_PER_ROW");
+    number(arg, parts[1], true);
+    number(arg, parts[2], false);
+    out.push_back({parts[0] + "-" + parts[1] + "-" + parts[2], "", s});
+  }
+  return out;
+}
+
+CsrMatrix loadMatrix(const MatrixSource& m) {
+  if (m.synthetic.empty()) return readMatrixMarketCsr(m.path);
+  auto first = m.synthetic.find(':'), second = m.synthetic.rfind(':');
+  std::string kind = m.synthetic.substr(0, first);
+  int64_t n = std::stoll(m.synthetic.substr(first + 1, second - first - 1));
+  double avg = std::stod(m.synthetic.substr(second + 1));
+  if (kind == "uniform") return uniformRandom(n, n, avg, 1);
+  if (kind == "powerlaw") return powerLaw(n, avg, 1);
+  return banded(n, std::max<int64_t>(0, std::llround((avg - 1) / 2)), 1);
+}
+
+// A progress bar on a terminal, one line per finished item otherwise (both on stderr).
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+  void show(const std::string& item) {
+    if (!tty_) return;
+    const int width = 30, filled = total_ ? width * done_ / total_ : width;
+    std::fprintf(stderr, "\r\033[K[%s%s] %d/%d %s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 done_, total_, item.c_str());
+    std::fflush(stderr);
+  }
+  void finish(const std::string& item, const std::string& outcome) {
+    ++done_;
+    if (tty_) show(item);
+    else std::fprintf(stderr, "[%d/%d] %s: %s\n", done_, total_, item.c_str(), outcome.c_str());
+  }
+  void clear() {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  int total_, done_ = 0;
+  bool tty_;
+};
+
+struct Disagreement : Error {
+  using Error::Error;
+};
+
+std::string describe(const Row& r) {
+  if (!r.ok()) return r.status;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "median %.4g s (%d runs)", r.timing.median, r.timing.runs);
+  return buf;
+}
+
+void perturb(MarketData& m) {
+  std::vector<double>& v = std::holds_alternative<CsrMatrix>(m) ? std::get<CsrMatrix>(m).val : std::get<DenseTensor>(m).data;
+  if (!v.empty()) v[v.size() / 2] = v[v.size() / 2] * (1 + 1e-6) + 1e-6;
+}
+
+// Runs every variant of one (matrix, kernel) at every thread count; the first variant's warm-up
+// result is the reference the others must match.
+std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>& variants, const BenchKernel& k,
+                               const MatrixSource& m, const CsrMatrix& s, ReactKernels& kernels,
+                               const std::map<int, double>& bandwidth, Progress& progress) {
+  TensorValues inputs = kernelInputs(k, s);
+  WorkModel work = usefulWork(k, s);
+  std::vector<Row> rows;
+  MarketData reference;
+  std::string referenceName;
+  for (const VariantSpec& v : variants) {
+    Prepared p = prepareVariant(v, k, inputs, kernels, o.limits);
+    std::optional<Row> measured;  // this variant's first row: serves all where its threads ignore --threads
+    for (int threads : o.threads) {
+      omp_set_num_threads(threads);
+      Row r{m.name, s.rows, s.cols, s.nnz(), k.name, k.dims, v.name, threads, 1, p.cannotRun.empty() ? "ok" : p.cannotRun, "",
+            {}, work, p.performedFlops, bandwidth.at(threads)};
+      std::string item = m.name + " " + k.label() + " " + v.name + " t=" + std::to_string(threads);
+      progress.show(item);
+      if (p.instance && measured && !p.instance->followsOpenMPThreads()) {
+        r.variantThreads = measured->variantThreads;
+        r.timing = measured->timing;
+        r.note = "measured once, at --threads " + std::to_string(measured->threads) + " (its thread count is Kokkos')";
+      } else if (p.instance) {
+        r.variantThreads = p.instance->threads();
+        auto start = std::chrono::steady_clock::now();
+        p.instance->run();  // warm-up
+        double first = secondsSince(start);
+        if (referenceName.empty() || threads == o.threads.front()) {
+          MarketData got = p.instance->result();
+          if (v.name == o.perturb) perturb(got);
+          if (referenceName.empty()) {
+            reference = std::move(got);
+            referenceName = v.name;
+          } else if (Agreement a = compareResults(got, reference); !a.ok) {
+            throw Disagreement(m.name + ", " + k.label() + ": variant " + v.name + " disagrees with " + referenceName + ": " +
+                               a.detail);
+          }
+        }
+        Instance* instance = p.instance.get();
+        r.timing = timeRuns([instance] { instance->run(); }, o.reps, o.budget, first);
+      }
+      progress.finish(item, describe(r));
+      rows.push_back(r);
+      if (!measured) measured = r;
+    }
+  }
+  return rows;
+}
+
+void runPlot(const std::string& csv, const std::string& plot) {
+  const char* python = std::getenv("REACT_PYTHON");
+  std::string cmd = std::string(python ? python : "/usr/bin/python3") + " '" + REACT_SOURCE_DIR +
+                    "/scripts/plot_bench.py' '" + csv + "' --out '" + plot + "'";
+  if (std::system(cmd.c_str()) != 0) throw Error("plot: '" + cmd + "' failed");
+  std::printf("plot: %s\n", plot.c_str());
+}
+
+int run(int argc, char** argv) {
+  auto start = std::chrono::steady_clock::now();
+  Options o = parseArgs(argc, argv);
+  std::vector<BenchKernel> kernelList = benchmarkKernels(o.kernels, o.sizes);
+  std::vector<VariantSpec> variants = parseVariants(o.variants);
+  if (!o.perturb.empty() && std::none_of(variants.begin(), variants.end(), [&](const VariantSpec& v) { return v.name == o.perturb; }))
+    argError("--testing-perturb " + o.perturb, "not one of the variants run");
+  // The reference variant goes first: react-openmp when selected.
+  std::stable_partition(variants.begin(), variants.end(), [](const VariantSpec& v) { return v.name == "react-openmp"; });
+  std::vector<MatrixSource> matrices = matrixSources(o);
+
+  ensureKokkosInitialized();
+  std::printf("react-bench: %zu matrices, %zu kernels, %zu variants, reps %d (budget %.3g s per item), threads", matrices.size(),
+              kernelList.size(), variants.size(), o.reps, o.budget);
+  for (int t : o.threads) std::printf(" %d", t);
+  std::printf(" (OpenMP variants and Eigen; Kokkos variants: %d, Kokkos host space %s)\n",
+              Kokkos::DefaultHostExecutionSpace::concurrency(), Kokkos::DefaultHostExecutionSpace::name());
+  const char* waitPolicy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("OMP_WAIT_POLICY=%s\n", waitPolicy ? waitPolicy : "(unset: libgomp spins at barriers, then sleeps)");
+  std::map<int, double> bandwidth;
+  for (int t : o.threads) {
+    bandwidth[t] = measureCopyBandwidth(t);
+    std::printf("copy bandwidth at %d thread%s: %.2f GB/s (best of 5 copies of 512 MiB)\n", t, t == 1 ? "" : "s", bandwidth[t] / 1e9);
+  }
+  std::fflush(stdout);
+
+  JitOptions jit;
+  jit.cacheDir = o.cacheDir;
+  ReactKernels kernels(jit);
+  Progress progress(static_cast<int>(matrices.size() * kernelList.size() * variants.size() * o.threads.size()));
+  std::vector<Row> rows;
+  for (const MatrixSource& m : matrices) {
+    progress.show("loading " + m.name);
+    auto loadStart = std::chrono::steady_clock::now();
+    CsrMatrix s = loadMatrix(m);
+    double loadSeconds = secondsSince(loadStart);
+    std::vector<Row> matrixRows;
+    for (const BenchKernel& k : kernelList) {
+      std::vector<Row> r = benchmarkItem(o, variants, k, m, s, kernels, bandwidth, progress);
+      matrixRows.insert(matrixRows.end(), r.begin(), r.end());
+    }
+    progress.clear();
+    for (int t : o.threads) {
+      std::printf("\n%s: %lld x %lld, %lld stored entries (loaded in %.2f s); %d thread%s\n", m.name.c_str(), (long long)s.rows,
+                  (long long)s.cols, (long long)s.nnz(), loadSeconds, t, t == 1 ? "" : "s");
+      std::vector<Row> atT;
+      std::copy_if(matrixRows.begin(), matrixRows.end(), std::back_inserter(atT), [t](const Row& r) { return r.threads == t; });
+      std::fputs(formatTable(atT).c_str(), stdout);
+    }
+    std::fflush(stdout);
+    rows.insert(rows.end(), matrixRows.begin(), matrixRows.end());
+  }
+  std::printf("\n%s", formatSummary(summarizeSpeedups(rows)).c_str());
+  std::printf("compile: %.2f s (JIT, outside the timings)\n", kernels.compileSeconds());
+
+  std::string csv = o.csv;
+  if (csv.empty() && !o.plot.empty()) csv = (std::filesystem::temp_directory_path() / "react-bench.csv").string();
+  if (!csv.empty()) {
+    std::ofstream out(csv);
+    writeCsv(out, rows);
+    if (!out) throw Error(csv + ": cannot write the file");
+    if (!o.csv.empty()) std::printf("csv: %s\n", csv.c_str());
+  }
+  if (!o.plot.empty()) runPlot(csv, o.plot);
+  std::printf("total: %.1f s\n", secondsSince(start));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const Disagreement& e) {
+    std::fprintf(stderr, "\nreact-bench: %s\n", e.what());
+    return 3;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "\nreact-bench: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "\nreact-bench: internal error: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Writes docs/benchmarks.md from a react-bench CSV (run by scripts/bench.sh).
+
+    /usr/bin/python3 scripts/bench_report.py docs/benchmarks.csv --command "..." --seconds 812 \\
+        --load-before "..." --load-after "..." --plot docs/benchmarks-t1.png --plot docs/benchmarks-t2.png
+"""
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_results import Results, load  # noqa: E402
+
+MODEL = """\
+| kernel | program | useful flops | compulsory bytes |
+|---|---|---|---|
+| sddmm | `A = S * (B @ C)`, B: NI x K, C: K x NJ | nnz (2K + 1) | 20 nnz + 8 (NI+1) + 8 K (NI + NJ) |
+| spmm_mm | `A = S @ C @ D`, C: NJ x NH, D: NH x NJ' | 2 nnz NH + 2 NI NH NJ' | 12 nnz + 8 (NI+1) + 8 (NJ NH + NH NJ') + 8 NI NJ' |
+| norm_row | `A = S / sum(S, axis=1)` | 2 nnz (sum, divide) | 20 nnz + 8 (NI+1) |
+| softmax | `A = exp(S) / sum(exp(S), axis=1)` | 3 nnz (exp, sum, divide) | 20 nnz + 8 (NI+1) |
+
+S is read once as csr (8-byte values, 4-byte columns, 8-byte row positions), dense inputs once,
+the output written once (sparse outputs: values only, they share S's pattern; NJ' = 16 is
+spmm_mm's output width). Every variant is rated with the same model, so GFLOP/s, GB/s and the
+bandwidth fraction compare useful work, not the redundant work an unfused or maximally fused
+variant performs (that is in the CSV's `performed_flops`)."""
+
+METHOD = """\
+- **Variants.** `none`, `maximal` and `react` are react's fusion modes (no fusion, TACO-style
+  maximal fusion, redundancy-aware partial fusion), each JIT-compiled by the OpenMP emitter and by
+  the Kokkos emitter. Debian's Kokkos is Serial-only, so the `*-kokkos` variants and
+  `library-kokkoskernels` run on **one thread** whatever `--threads` says (the CSV's
+  `variant_threads`). `library-eigen` is the unfused pipeline written with Eigen 3.4 (dense GEMM,
+  sparse x dense products, `asDiagonal` scaling; OpenMP-parallel where Eigen is), and
+  `library-kokkoskernels` the one written with Kokkos Kernels 3.4 (`KokkosSparse::spmv` on rank-2
+  views = SpMM, `KokkosBlas::gemm`, which calls Debian's reference BLAS, plus `parallel_for` loops
+  for the element-wise steps; Kokkos Kernels has no SDDMM, softmax or row scaling).
+  **library** in the speedups and plots is the faster of the two library variants for each
+  (matrix, kernel, threads).
+- **Check before timing.** Each variant's warm-up result is compared with react-openmp's (1e-9
+  relative to the largest entry, same pattern); a disagreement stops the run (exit status 3).
+- **Timing.** `std::chrono::steady_clock` around the kernel call alone (inputs bound, outputs and
+  the library pipelines' temporaries allocated once; react's unshrunk temporaries are allocated per
+  call, as the generated code does). One warm-up, then up to `--reps` runs, fewer (at least one)
+  where they would exceed the per-item `--budget`; the CSV's `runs` says how many. Median, min and
+  max are reported.
+- **Refusals.** A variant whose dense temporaries need more than `--max-temp-gb` (the NI x NJ
+  product of unfused sddmm: the type-4 redundancy react removes) or that performs more than
+  `--max-flops` flops per run is reported as "cannot run" with the reason, and left out of the
+  speedups over it (the `(n)` counts say over how many matrices each mean is taken).
+- **Bandwidth.** Measured once per thread count by the harness: a copy between two 512 MiB arrays
+  (first-touched by the copying threads), best of 5, counting bytes read plus bytes written.
+  Small matrices fit in the 32 MB L3 cache, so their fractions can exceed 100%."""
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine():
+    cpu = re.search(r"Model name:\s*(.*)", sh("lscpu"))
+    l3 = re.search(r"L3 cache:\s*(.*)", sh("lscpu"))
+    mem = re.search(r"MemTotal:\s*(\d+)", open("/proc/meminfo").read())
+    return [
+        f"CPU: {cpu.group(1) if cpu else platform.processor()}, {os.cpu_count()} cores"
+        + (f", L3 {l3.group(1)}" if l3 else ""),
+        f"memory: {int(mem.group(1)) / 2**20:.0f} GiB" if mem else "memory: unknown",
+        f"OS: {platform.system()} {platform.release()}; compiler: {sh('c++ --version | head -n 1')}"
+        " (`-O3 -march=native` for the JIT kernels and the library pipelines)",
+        "libraries: Eigen 3.4, Kokkos / Kokkos Kernels 3.4 (Debian, Serial backend), reference BLAS"
+        f" ({sh('readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3') or 'libblas3'})",
+    ]
+
+
+def fmt_speedup(pair):
+    value, n = pair
+    return f"{value:.2f}x ({n})" if n else "-"
+
+
+def fmt_ms(seconds):
+    if seconds is None:
+        return "—"
+    ms = seconds * 1e3
+    return f"{ms:.3g}" if ms < 1000 else f"{ms:.0f}"
+
+
+def summary(res, out):
+    for emitter in ("openmp", "kokkos"):
+        react = f"react-{emitter}"
+        if react not in res.variants:
+            continue
+        out.append(f"\n**{react}** (speedup = time of the other variant / time of {react}; geometric mean over the "
+                   "matrices where both ran, their number in parentheses):\n")
+        out.append("| kernel | threads | over maximal | over none | over library | bandwidth fraction: geomean (min–max) |")
+        out.append("|---|---:|---:|---:|---:|---|")
+        for lab in res.labels:
+            for t in res.threads:
+                bw = res.bandwidth(lab, t, react)
+                bwtext = f"{100 * bw[0]:.1f}% ({100 * bw[1]:.1f}–{100 * bw[2]:.1f}%)" if bw else "-"
+                out.append(f"| {lab} | {t} | {fmt_speedup(res.geomean_speedup(lab, t, react, 'maximal-' + emitter))} | "
+                           f"{fmt_speedup(res.geomean_speedup(lab, t, react, 'none-' + emitter))} | "
+                           f"{fmt_speedup(res.geomean_speedup(lab, t, react, 'library'))} | {bwtext} |")
+
+
+def tables(res, out):
+    reasons = {}
+    for lab in res.labels:
+        for t in res.threads:
+            out.append(f"\n#### {lab}, {t} thread{'s' if t > 1 else ''} (median ms)\n")
+            out.append("| matrix | nnz | " + " | ".join(res.variants) + " | react-openmp GB/s (%BW) |")
+            out.append("|---|---:|" + "---:|" * len(res.variants) + "---:|")
+            for m in res.matrices:
+                cells = []
+                for v in res.variants:
+                    r = res.row(m, lab, t, v)
+                    if r and not r["ok"]:
+                        key = r["note"]
+                        reasons.setdefault(key, len(reasons) + 1)
+                        cells.append(f"—[^{reasons[key]}]")
+                    else:
+                        cells.append(fmt_ms(res.time(m, lab, t, v)))
+                ref = res.row(m, lab, t, "react-openmp")
+                bw = f"{float(ref['gbs']):.2f} ({100 * ref['bw_fraction']:.0f}%)" if ref and ref["ok"] else "-"
+                nnz = res.row(m, lab, t, res.variants[0])["nnz"]
+                out.append(f"| {m} | {nnz} | " + " | ".join(cells) + f" | {bw} |")
+    out.append("")
+    for reason, n in reasons.items():
+        out.append(f"[^{n}]: {reason}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("csv")
+    p.add_argument("--command", required=True)
+    p.add_argument("--seconds", type=float, required=True, help="wall time of the run")
+    p.add_argument("--load-before", default="")
+    p.add_argument("--load-after", default="")
+    p.add_argument("--plot", action="append", default=[], help="PNG paths, relative to docs/")
+    args = p.parse_args()
+    res = Results(load(args.csv))
+    bandwidth = {r["threads"]: float(r["machine_gbs"]) for r in res.rows}
+
+    out = ["# Benchmarks", "",
+           "Generated by `bash scripts/bench.sh` (builds react-bench, runs it, writes this file, the CSV and the "
+           "plots); do not edit by hand. The harness, its options and the fetch script for the ReACT matrix set "
+           "are described in the README.", "",
+           "## Run", "", "```sh", args.command, "```", "",
+           f"- {len(res.matrices)} matrices (`../shared/data/matrices`), {len(res.labels)} kernels, "
+           f"{len(res.variants)} variants, threads {', '.join(map(str, res.threads))}; "
+           f"{len(res.rows)} rows in [benchmarks.csv](benchmarks.csv).",
+           f"- Wall time of the whole run: {args.seconds / 60:.1f} min (JIT compilation included; kernels are cached "
+           "on disk, so a rerun compiles nothing).",
+           f"- Load average (1, 5, 15 min) before: {args.load_before or '?'}; after: {args.load_after or '?'}. "
+           "The machine has 2 cores shared with other work: a load above 1 means the 2-thread runs competed "
+           "for a core, which hurts short OpenMP kernels most (a descheduled thread stalls every barrier).",
+           "", "## Machine", ""]
+    out += [f"- {line}" for line in machine()]
+    out += [f"- measured copy bandwidth: " + ", ".join(f"{bandwidth[t]:.2f} GB/s at {t} thread{'s' if t > 1 else ''}"
+                                                       for t in sorted(bandwidth))]
+    out += ["", "## Summary"]
+    summary(res, out)
+    out += ["", "## Plots", ""]
+    out += [f"![speedups over library]({os.path.basename(path)})" for path in args.plot]
+    out += ["", "## Method", "", METHOD, "", "### Work model", "", MODEL, "", "## All results"]
+    tables(res, out)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

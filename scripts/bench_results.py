@@ -1,0 +1,81 @@
+"""Reads react-bench CSV files: rows, the library baseline, speedups and geometric means.
+
+Shared by plot_bench.py (the figure) and bench_report.py (docs/benchmarks.md).
+`library` is the faster of library-eigen and library-kokkoskernels for each (matrix, kernel,
+threads), as in react-bench's own table and summary.
+"""
+import csv
+import math
+
+LIBRARIES = ("library-eigen", "library-kokkoskernels")
+REACT_VARIANTS = ("none-openmp", "maximal-openmp", "react-openmp", "none-kokkos", "maximal-kokkos", "react-kokkos")
+
+
+def label(row):
+    return row["kernel"] + (" " + row["dims"] if row["dims"] else "")
+
+
+def load(*paths):
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                row["threads"] = int(row["threads"])
+                row["label"] = label(row)
+                row["ok"] = row["status"] == "ok"
+                for key in ("median_s", "bw_fraction"):
+                    row[key] = float(row[key]) if row["ok"] else None
+                rows.append(row)
+    return rows
+
+
+def ordered(values):
+    """Unique values in first-appearance order."""
+    return list(dict.fromkeys(values))
+
+
+class Results:
+    def __init__(self, rows):
+        self.rows = rows
+        self.index = {(r["matrix"], r["label"], r["threads"], r["variant"]): r for r in rows}
+        self.matrices = ordered(r["matrix"] for r in rows)
+        self.labels = ordered(r["label"] for r in rows)
+        self.threads = sorted(set(r["threads"] for r in rows))
+        self.variants = ordered(r["variant"] for r in rows)
+
+    def row(self, matrix, lab, threads, variant):
+        return self.index.get((matrix, lab, threads, variant))
+
+    def time(self, matrix, lab, threads, variant):
+        """Median seconds, or None where the variant did not run."""
+        if variant == "library":
+            times = [self.time(matrix, lab, threads, v) for v in LIBRARIES]
+            times = [t for t in times if t is not None]
+            return min(times) if times else None
+        r = self.row(matrix, lab, threads, variant)
+        return r["median_s"] if r and r["ok"] else None
+
+    def speedup(self, matrix, lab, threads, variant, over):
+        """time(over) / time(variant), or None."""
+        a, b = self.time(matrix, lab, threads, variant), self.time(matrix, lab, threads, over)
+        return b / a if a and b else None
+
+    def geomean_speedup(self, lab, threads, variant, over):
+        """(geometric mean over the matrices where both ran, how many)."""
+        xs = [self.speedup(m, lab, threads, variant, over) for m in self.matrices]
+        return geomean([x for x in xs if x is not None])
+
+    def bandwidth(self, lab, threads, variant):
+        """(geometric mean, min, max) of the bandwidth fraction over the matrices, or None."""
+        xs = [self.row(m, lab, threads, variant) for m in self.matrices]
+        xs = [r["bw_fraction"] for r in xs if r and r["ok"]]
+        if not xs:
+            return None
+        return geomean(xs)[0], min(xs), max(xs)
+
+
+def geomean(xs):
+    xs = list(xs)
+    if not xs:
+        return None, 0
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)), len(xs)
