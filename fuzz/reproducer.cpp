@@ -108,7 +108,7 @@ RandomProgram parseReproducer(const std::string& text) {
       if (!(in >> name >> fmt >> shp)) throw fail(n, "expected '" + word + " NAME FORMAT SHAPE'");
       std::vector<int64_t> dims = shape(n, shp);
       p.env.declare(name, dims, format(n, fmt, static_cast<int>(dims.size())));
-      if (word == "input" && in >> idx && idx != "-") p.inputIndices[name] = split(idx, ',');
+      if (word == "input" && in >> idx) p.inputIndices[name] = idx == "-" ? std::vector<std::string>{} : split(idx, ',');
     } else if (word == "values") {
       if (!(in >> name) || !p.env.tensors.count(name)) throw fail(n, "expected 'values NAME' of a declared input");
       MarketData v = parseMatrixMarket(block(n), "values of " + name);
