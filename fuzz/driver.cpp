@@ -4,10 +4,15 @@
 #include "fuzz/minimize.hpp"
 #include "fuzz/reproducer.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
 namespace react::fuzz {
 
@@ -23,9 +28,56 @@ struct Checked {
   bool failed = false;  // reported once: left out of later configurations
 };
 
+// Counters the fuzzer updates and a thread that prints them every few seconds (compiling a large
+// batch takes longer than that).
+class Progress {
+ public:
+  Progress(std::ostream& log, uint64_t total, double every)
+      : log_(log), total_(total), start_(Clock::now()), thread_([this, every] { beat(every); }) {}
+  ~Progress() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void say(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    log_ << text << std::endl;
+  }
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  std::string line() const {
+    std::ostringstream s;
+    double t = seconds();
+    s << programs << "/" << total_ << " programs (" << std::setprecision(3) << programs / std::max(t, 1e-9) << "/s), "
+      << kernelRuns << " kernel runs (" << boundsChecked << " bounds-checked), eigen compared " << eigenOutputs << " outputs ("
+      << eigenLeftOut << " not matrix shaped), mismatches " << mismatches << ", " << static_cast<int>(t) << " s";
+    return s.str();
+  }
+
+  std::atomic<uint64_t> programs{0}, statements{0}, kernelRuns{0}, boundsChecked{0}, eigenOutputs{0}, eigenLeftOut{0},
+      mismatches{0};
+
+ private:
+  void beat(double every) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::duration<double>(every), [this] { return stop_; })) log_ << line() << std::endl;
+  }
+
+  std::ostream& log_;
+  const uint64_t total_;
+  const Clock::time_point start_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 class Fuzzer {
  public:
-  Fuzzer(const FuzzOptions& o, std::ostream& log) : o_(o), log_(log), start_(Clock::now()), lastProgress_(start_) {
+  Fuzzer(const FuzzOptions& o, std::ostream& log) : o_(o), progress_(log, o.programs, o.progressSeconds) {
     std::filesystem::create_directories(o.outDir);
     jit_.cacheDir = o.outDir + "/jit-cache";
   }
@@ -35,46 +87,42 @@ class Fuzzer {
       std::vector<Checked> batch;
       for (uint64_t n = first; n < std::min(o_.programs, first + static_cast<uint64_t>(o_.batch)); ++n)
         if (auto c = interpreterPart(o_.seed + n)) batch.push_back(std::move(*c));
-      for (size_t m = 0; m < o_.modes.size(); ++m)
-        for (Target t : o_.emitters) {
-          uint64_t config = first / static_cast<uint64_t>(o_.batch) * o_.modes.size() + m;
-          jitPart(batch, {o_.modes[m], t, o_.boundsCheckEvery > 0 && config % static_cast<uint64_t>(o_.boundsCheckEvery) == 0});
-        }
+      // Bounds checks on every Nth compile, shifted by one each batch so that over N batches
+      // every (mode, emitter) gets them.
+      uint64_t compile = first / static_cast<uint64_t>(o_.batch);
+      for (FusionMode mode : o_.modes)
+        for (Target t : o_.emitters)
+          jitPart(batch, {mode, t, o_.boundsCheckEvery > 0 && compile++ % static_cast<uint64_t>(o_.boundsCheckEvery) == 0});
     }
-    progress(true);
-    s_.seconds = elapsed();
-    return s_;
+    progress_.say("done: " + progress_.line());
+    FuzzSummary s;
+    s.programs = progress_.programs;
+    s.statements = progress_.statements;
+    s.kernelRuns = progress_.kernelRuns;
+    s.boundsCheckedRuns = progress_.boundsChecked;
+    s.eigenOutputs = progress_.eigenOutputs;
+    s.eigenLeftOut = progress_.eigenLeftOut;
+    s.mismatchFiles = mismatchFiles_;
+    s.seconds = progress_.seconds();
+    return s;
   }
 
  private:
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-
-  void progress(bool final = false) {
-    if (!final && std::chrono::duration<double>(Clock::now() - lastProgress_).count() < o_.progressSeconds) return;
-    lastProgress_ = Clock::now();
-    double t = elapsed();
-    log_ << (final ? "done: " : "") << s_.programs << "/" << o_.programs << " programs (" << std::setprecision(3)
-         << s_.programs / std::max(t, 1e-9) << "/s), " << s_.kernelRuns << " kernel runs (" << s_.boundsCheckedRuns << " bounds-checked), eigen compared "
-         << s_.eigenOutputs << " outputs (" << s_.eigenLeftOut << " not matrix shaped), mismatches " << s_.mismatchFiles.size()
-         << ", " << static_cast<int>(t) << " s" << std::endl;
-  }
-
   std::optional<Checked> interpreterPart(uint64_t seed) {
     Checked c{seed, randomFuzzProgram(seed, o_.maxStatements), {}, {}};
     std::optional<Program> compiled = compileProgram(c.program);
     if (!compiled) throw std::logic_error("generated program does not parse:\n" + c.program.text);
     c.compiled = *compiled;
-    ++s_.programs;
-    s_.statements += c.program.statements.size();
+    ++progress_.programs;
+    progress_.statements += c.program.statements.size();
     InterpreterReport r;
     std::optional<Mismatch> m = checkInterpreter(c.program, c.compiled, o_.modes, &r);
-    progress();
     if (m) {
       report(c.program, seed, *m, [&](const RandomProgram& q) { return checkInterpreter(q, *compileProgram(q), o_.modes); });
       return std::nullopt;
     }
-    s_.eigenOutputs += static_cast<uint64_t>(r.eigenOutputs);
-    s_.eigenLeftOut += static_cast<uint64_t>(r.eigenLeftOut);
+    progress_.eigenOutputs += static_cast<uint64_t>(r.eigenOutputs);
+    progress_.eigenLeftOut += static_cast<uint64_t>(r.eigenLeftOut);
     c.unfused = std::move(r.unfused);
     return c;
   }
@@ -88,13 +136,13 @@ class Fuzzer {
         programs.push_back(c.compiled);
       }
     if (batch.empty()) return;
-    log_ << "compiling " << batch.size() << " programs: " << stageName(config) << std::endl;
+    progress_.say("compiling " + std::to_string(batch.size()) + " programs: " + stageName(config));
     std::vector<Kernel> kernels;
     try {
       kernels = Kernel::compileBatch(programs, compileOptions(config, jit_));
       forgetLibrary(kernels.front().library());
     } catch (const std::exception& e) {
-      log_ << "batch failed (" << e.what() << "); compiling its programs one by one" << std::endl;
+      progress_.say(std::string("batch failed (") + e.what() + "); compiling its programs one by one");
       for (Checked* c : batch) check(*c, config, nullptr);
       return;
     }
@@ -115,9 +163,8 @@ class Fuzzer {
       m = Mismatch{stage, std::string("threw: ") + e.what()};
     }
     std::filesystem::remove(o_.outDir + "/inflight.txt");
-    ++s_.kernelRuns;
-    if (config.boundsCheck) ++s_.boundsCheckedRuns;
-    progress();
+    ++progress_.kernelRuns;
+    if (config.boundsCheck) ++progress_.boundsChecked;
     if (!m) return;
     c.failed = true;
     report(c.program, c.seed, *m, [&](const RandomProgram& q) { return checkJit(q, *compileProgram(q), config, jit_); });
@@ -133,7 +180,7 @@ class Fuzzer {
   // Minimises p while `recheck` finds a mismatch of the same stage, and writes the reproducer.
   void report(const RandomProgram& p, uint64_t seed, const Mismatch& m,
               const std::function<std::optional<Mismatch>(const RandomProgram&)>& recheck) {
-    log_ << "MISMATCH seed " << seed << " (" << m.stage << "): " << m.detail << "\n" << p.text << "minimising..." << std::endl;
+    progress_.say("MISMATCH seed " + std::to_string(seed) + " (" + m.stage + "): " + m.detail + "\n" + p.text + "minimising...");
     auto sameStage = [&](const RandomProgram& q) {
       std::optional<Mismatch> again = recheck(q);
       return again && again->stage == m.stage;
@@ -143,15 +190,15 @@ class Fuzzer {
     std::string path = o_.outDir + "/mismatch-" + std::to_string(seed) + ".txt";
     for (int n = 2; std::filesystem::exists(path); ++n) path = o_.outDir + "/mismatch-" + std::to_string(seed) + "-" + std::to_string(n) + ".txt";
     std::ofstream(path) << reproducerText(small, seed, shown);
-    log_ << "wrote " << path << ":\n" << small.text << std::flush;
-    s_.mismatchFiles.push_back(path);
+    progress_.say("wrote " + path + ":\n" + small.text);
+    mismatchFiles_.push_back(path);
+    ++progress_.mismatches;
   }
 
   const FuzzOptions& o_;
-  std::ostream& log_;
   JitOptions jit_;
-  FuzzSummary s_;
-  Clock::time_point start_, lastProgress_;
+  Progress progress_;
+  std::vector<std::string> mismatchFiles_;
 };
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace react::fuzz {
 
 // S, R: csr 4x5 with different patterns; B 4x3, C 3x5, D and E 4x5 dense; u(5), v(4) vectors,
-// col 4x1, alpha a scalar (the declarations of the index-notation unit tests).
+// col 4x1, alpha a scalar (also the environment of the index-notation unit tests).
 inline const Environment& parserEnv() {
   static const Environment env = [] {
     Environment e;
