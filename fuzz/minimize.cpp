@@ -62,7 +62,10 @@ class Minimizer {
     if (timeUp()) return false;
     c.text = programText(c.statements);
     std::optional<Program> compiled = compileProgram(c);
-    if (!compiled || !keepsValueRules(c.statements, *compiled, c.inputs) || !stillFails_(c)) return false;
+    if (!compiled) return false;
+    for (const std::string& name : compiled->inputs())  // e.g. a declared output whose statement was dropped
+      if (!c.inputs.count(name)) return false;
+    if (!keepsValueRules(c.statements, *compiled, c.inputs) || !stillFails_(c)) return false;
     p = std::move(c);
     return true;
   }
@@ -71,6 +74,7 @@ class Minimizer {
     bool any = false;
     for (size_t s = p.statements.size(); s-- > 0 && p.statements.size() > 1;) {
       RandomProgram c = p;
+      if (!c.inputs.count(c.statements[s].lhs)) c.env.tensors.erase(c.statements[s].lhs);  // a declared output
       c.statements.erase(c.statements.begin() + static_cast<std::ptrdiff_t>(s));
       any |= attempt(p, c);
     }
