@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything react needs to build, test and plot, from Debian 12 packages.
 # Reruns are fast: apt is skipped when every package is already installed.
+# `--fuzz` adds clang and its sanitizer/libFuzzer runtimes (scripts/fuzz.sh only).
 set -euo pipefail
 
 PACKAGES=(
@@ -10,6 +11,9 @@ PACKAGES=(
   libeigen3-dev libboost-graph-dev libomp-dev doctest-dev
   python3-scipy python3-matplotlib                        # reference checks, baselines, plots
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

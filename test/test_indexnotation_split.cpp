@@ -251,6 +251,22 @@ TEST_CASE("split: a declared dense output of a sparse expression") {
   CHECK(p.tensor("A").role == TensorRole::Output);
 }
 
+// Found by react-fuzz (fuzz/regressions/declared-dense-copy-of-csr.txt): the splitter took A for
+// csr, gave T0 A's index order, and T0 came out dense, so the max saw zeros instead of no entries.
+TEST_CASE("split: a declared dense copy of a csr operand does not set a temporary's index order") {
+  Environment env;
+  env.declare("Q", {4, 4}, Format::csr());
+  env.declare("A", {4, 4}, Format::dense(2));
+  Program p = parseIndexNotation("A(i,j) = Q(i,j)\nm() = max(A(i,j) * Q(j,i), i, j)", env);
+  CHECK(p.str() ==
+        "A(i,j) = Q(i,j)\n"
+        "T0(j,i) = A(i,j) * Q(j,i)\n"
+        "m() = max(T0(j,i), j, i)\n");
+  CHECK(p.tensor("A").format == Format::dense(2));
+  CHECK(p.tensor("T0").format == Format::csr());
+  CHECK(p.tensor("T0").pattern == "Q");
+}
+
 TEST_CASE("split: a declaration without a format or name is a dense tensor named by its key") {
   Environment env;
   TensorDecl w;

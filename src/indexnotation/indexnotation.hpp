@@ -160,6 +160,10 @@ Program parseOperatorForm(const std::string& text, const Environment& env = {});
 // Picks the front end: operator form if the first statement's left side has no '('.
 Program parseProgram(const std::string& text, const Environment& env = {});
 
+// The statements of index-notation text as written (Reduce nodes kept), before splitting and
+// checking: what parseIndexNotation passes to splitStatements. Throws react::Error on syntax.
+std::vector<Statement> parseIndexNotationStatements(const std::string& text);
+
 // Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
 // the program and infers shapes and formats (see docs/semantics.md). Throws react::Error.
 Program splitStatements(const Program& p);

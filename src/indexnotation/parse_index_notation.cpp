@@ -70,18 +70,24 @@ Expr indexExpr(const Syntax& s) {
 }  // namespace
 }  // namespace detail
 
-Program parseIndexNotation(const std::string& text, const Environment& env) {
-  Program p;
-  p.tensors = env.tensors;
-  p.indexSizes = env.indexSizes;
+std::vector<Statement> parseIndexNotationStatements(const std::string& text) {
+  std::vector<Statement> statements;
   for (const detail::SyntaxStatement& s : detail::parseSyntax(text)) {
     Statement st;
     st.lhs = s.lhs.text;
     st.pos = s.lhs.pos;
     if (s.lhs.kind == detail::Syntax::Kind::Call) st.lhsIndices = detail::indexArguments(s.lhs, 0);
     st.rhs = detail::indexExpr(s.rhs);
-    p.statements.push_back(st);
+    statements.push_back(st);
   }
+  return statements;
+}
+
+Program parseIndexNotation(const std::string& text, const Environment& env) {
+  Program p;
+  p.tensors = env.tensors;
+  p.indexSizes = env.indexSizes;
+  p.statements = parseIndexNotationStatements(text);
   return splitStatements(p);
 }
 

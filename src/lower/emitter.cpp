@@ -104,7 +104,10 @@ std::string Emitter::expr(const Expr& e) const {
   switch (e->op) {
     case Op::Access: return access(e->tensor, e->indices);
     case Op::Literal: return literalText(e->value);
-    case Op::Neg: return "(-" + a(0) + ")";
+    case Op::Neg: {  // "(- -1.0)": without the space a negative literal would read as "--" (decrement)
+      std::string x = a(0);
+      return (x[0] == '-' ? "(- " : "(-") + x + ")";
+    }
     case Op::Exp: return "exp(" + a(0) + ")";
     case Op::Sqrt: return "sqrt(" + a(0) + ")";
     case Op::Add: return "(" + a(0) + " + " + a(1) + ")";

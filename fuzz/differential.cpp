@@ -1,0 +1,98 @@
+// Differential checks: reference, interpreter (unfused and fused), Eigen and JIT kernels.
+#include "fuzz/differential.hpp"
+
+#include "fuzz/eigen_reference.hpp"
+#include "fuzz/reference.hpp"
+
+#include <limits>
+#include <sstream>
+
+namespace react::fuzz {
+
+std::optional<Program> compileProgram(const RandomProgram& p) {
+  try {
+    return parseIndexNotation(p.text, p.env);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<Mismatch> compareOutput(const std::string& name, const MarketData& got, const MarketData& want,
+                                      const std::string& stage) {
+  double e = relativeError(got, want);
+  if (e < kTolerance) return std::nullopt;
+  std::ostringstream s;
+  s << "output " << name << ": relative error " << e;
+  if (e == std::numeric_limits<double>::infinity()) s << " (shape, pattern or inf/NaN differ)";
+  return Mismatch{stage, s.str()};
+}
+
+std::optional<Mismatch> compareOutputs(const Program& compiled, const TensorValues& got, const TensorValues& want,
+                                       const std::string& stage) {
+  for (const std::string& name : compiled.outputs()) {
+    if (!got.count(name) || !want.count(name)) return Mismatch{stage, "output " + name + " missing"};
+    if (auto m = compareOutput(name, got.at(name), want.at(name), stage)) return m;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Runs `f`, turning any exception into a mismatch of `stage`.
+template <typename F>
+std::optional<Mismatch> guarded(const std::string& stage, F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return Mismatch{stage, std::string("threw: ") + e.what()};
+  }
+}
+
+}  // namespace
+
+std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& compiled, const std::vector<FusionMode>& modes,
+                                         InterpreterReport* report) {
+  TensorValues want = referenceEvaluate(p.statements, compiled, p.inputs);
+  TensorValues base;
+  if (auto m = guarded("interpreter vs reference", [&]() -> std::optional<Mismatch> {
+        base = interpret(buildIndexTree(compiled), p.inputs);
+        return compareOutputs(compiled, base, want, "interpreter vs reference");
+      }))
+    return m;
+  EigenCoverage coverage;
+  if (auto m = guarded("eigen vs reference", [&] { return checkEigen(compiled, p.inputs, want, &coverage); })) return m;
+  for (FusionMode mode : modes) {
+    std::string stage = "fusion " + toString(mode);
+    if (auto m = guarded(stage, [&] { return compareOutputs(compiled, interpret(fuse(compiled, mode), p.inputs), base, stage); }))
+      return m;
+  }
+  if (report) {
+    report->unfused = std::move(base);
+    report->eigenOutputs = coverage.outputs;
+    report->eigenLeftOut = coverage.leftOut;
+  }
+  return std::nullopt;
+}
+
+std::string stageName(const JitConfig& c) {
+  return "jit " + toString(c.target) + " " + toString(c.mode) + (c.boundsCheck ? " bounds-checked" : "");
+}
+
+CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit) {
+  CompileOptions o;
+  o.fusion = c.mode;
+  o.target = c.target;
+  o.emit.boundsCheck = c.boundsCheck;
+  o.jit = jit;
+  return o;
+}
+
+std::optional<Mismatch> checkJit(const RandomProgram& p, const Program& compiled, const JitConfig& c, const JitOptions& jit) {
+  TensorValues want = interpret(buildIndexTree(compiled), p.inputs);
+  return guarded(stageName(c), [&] {
+    Kernel k = Kernel::compile(compiled, compileOptions(c, jit));
+    return compareOutputs(compiled, k.run(p.inputs), want, stageName(c));
+  });
+}
+
+}  // namespace react::fuzz

@@ -1,0 +1,335 @@
+// Random programs: random environments (indices, extents, csr and dense inputs) and random
+// statements under react's semantics, kept only when the front end accepts them and the value
+// rules hold (random_program.hpp).
+#include "fuzz/random_program.hpp"
+
+#include "fuzz/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace react::fuzz {
+
+CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  CooMatrix coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (emptyRows && r % 3 == 1) continue;
+    for (int64_t c = 0; c < cols; ++c)
+      if (u(rng) < density) {
+        coo.row.push_back(r);
+        coo.col.push_back(c);
+        coo.val.push_back(0.5 + u(rng));
+      }
+  }
+  return cooToCsr(coo);
+}
+
+DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed) {
+  DenseTensor t(std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  for (double& x : t.data) x = u(rng);
+  return t;
+}
+
+std::string programText(const std::vector<Statement>& statements) {
+  std::string text;
+  for (const Statement& s : statements) text += s.str() + "\n";
+  return text;
+}
+
+namespace {
+
+constexpr double kMagnitudeRatio = 10;  // subexpressions at most this times the largest result
+
+double largestFinite(const MarketData& v, bool& allFinite, bool& onlyNegInf) {
+  const std::vector<double>& values =
+      std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+  double largest = 0;
+  allFinite = true;
+  onlyNegInf = true;  // every non-finite value is -inf
+  for (double x : values) {
+    if (std::isfinite(x)) {
+      largest = std::max(largest, std::abs(x));
+    } else {
+      allFinite = false;
+      onlyNegInf = onlyNegInf && x < 0 && std::isinf(x);
+    }
+  }
+  return largest;
+}
+
+double smallest(const MarketData& v) {
+  const std::vector<double>& values =
+      std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+  double m = std::numeric_limits<double>::infinity();
+  for (double x : values) m = std::min(m, x);
+  return m;
+}
+
+struct Operand {
+  std::string name;
+  std::vector<std::string> indices;
+  bool positive;     // every value >= 0.25: safe as a denominator
+  bool csr = false;  // drawn more often: the stored-entry rules are where the bugs hide
+};
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const std::vector<Operand>& operands) : rng_(seed), operands_(operands) {}
+
+  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+
+  Expr leaf() {
+    static const double literals[] = {0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 0.0, -1.0};
+    if (pick(5) == 0) return literal(literals[pick(pick(4) ? 6 : 8)]);
+    std::vector<const Operand*> csr;
+    for (const Operand& o : operands_)
+      if (o.csr) csr.push_back(&o);
+    const Operand& o = !csr.empty() && pick(3) == 0 ? *csr[static_cast<size_t>(pick(static_cast<int>(csr.size())))]
+                                                    : operands_[static_cast<size_t>(pick(static_cast<int>(operands_.size())))];
+    return access(o.name, o.indices);
+  }
+
+  Expr positiveLeaf() {
+    std::vector<const Operand*> positive;
+    for (const Operand& o : operands_)
+      if (o.positive) positive.push_back(&o);
+    if (positive.empty() || pick(4) == 0) return literal(0.5 + 0.5 * pick(4));
+    const Operand& o = *positive[static_cast<size_t>(pick(static_cast<int>(positive.size())))];
+    return access(o.name, o.indices);
+  }
+
+  Expr denominator(int depth) {
+    if (pick(3) == 0) return apply(Op::Exp, {apply(Op::Mul, {literal(0.25), gen(depth - 1)})});
+    return positiveLeaf();
+  }
+
+  Expr gen(int depth) {
+    if (depth <= 0 || pick(4) == 0) return leaf();
+    switch (pick(13)) {
+      case 0: return apply(Op::Neg, {gen(depth - 1)});
+      case 1: return apply(Op::Exp, {apply(Op::Mul, {literal(0.25), gen(depth - 1)})});
+      case 2: {
+        if (pick(2)) return apply(Op::Sqrt, {positiveLeaf()});
+        // sqrt(1 + x*x): defined for every x
+        Expr x = gen(depth - 1);
+        return apply(Op::Sqrt, {apply(Op::Add, {literal(1.0), apply(Op::Mul, {x, x})})});
+      }
+      case 3: return apply(Op::Add, {gen(depth - 1), gen(depth - 1)});
+      case 4: return apply(Op::Sub, {gen(depth - 1), gen(depth - 1)});
+      case 5:
+      case 6: return apply(Op::Mul, {gen(depth - 1), gen(depth - 1)});
+      case 7: return apply(Op::Div, {gen(depth - 1), denominator(depth)});
+      case 8: return apply(pick(2) ? Op::Max : Op::Min, {gen(depth - 1), gen(depth - 1)});
+      case 9: {
+        static const Op cmp[] = {Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Ne, Op::Eq};
+        Expr rhs = pick(3) ? literal(pick(4) ? 1.0 : 0.0) : gen(depth - 1);
+        return apply(Op::Where, {apply(cmp[pick(6)], {gen(depth - 1), rhs}), gen(depth - 1), gen(depth - 1)});
+      }
+      case 10: {
+        static const Op cmp[] = {Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Ne, Op::Eq};
+        return apply(cmp[pick(6)], {gen(depth - 1), pick(2) ? literal(1.0) : gen(depth - 1)});
+      }
+      default: {
+        Expr body = gen(depth - 1);
+        std::vector<std::string> free = freeIndices(body);
+        if (free.empty()) return body;
+        std::shuffle(free.begin(), free.end(), rng_);
+        free.resize(free.size() > 1 && pick(4) == 0 ? 2 : 1);
+        if (pick(3)) return reduce(ReduceOp::Sum, free, body);
+        // A max over an empty row is -inf: clamped, so that the expression stays finite.
+        return apply(Op::Max, {reduce(ReduceOp::Max, free, body), literal(-4.0)});
+      }
+    }
+  }
+
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  std::mt19937_64 rng_;
+  const std::vector<Operand>& operands_;
+};
+
+// Appends up to `count` statements O0, O1, ... to `p` (whose env and inputs are set).
+void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937_64& rng, int count) {
+  TensorValues values = p.inputs;  // inputs and the results so far
+  for (int s = 0; s < count; ++s) {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      Generator g(rng(), operands);
+      Statement st;
+      st.lhs = "O" + std::to_string(s);
+      st.rhs = g.gen(1 + g.pick(3));
+      std::vector<std::string> free = freeIndices(st.rhs);
+      if (g.pick(4) == 0) std::shuffle(free.begin(), free.end(), g.rng());
+      const bool all = g.pick(2) == 0;  // else each index kept with probability 2/3, the rest reduced
+      for (const std::string& x : free)
+        if (all || g.pick(3)) st.lhsIndices.push_back(x);
+      if (!st.reductionIndices().empty() && g.pick(4) == 0) st.reduce = ReduceOp::Max;
+      Environment env = p.env;
+      if (g.pick(10) == 0)  // a declared dense output (-f=O:dense), its extents inferred
+        env.declare(st.lhs, std::vector<int64_t>(st.lhsIndices.size(), -1), Format::dense(static_cast<int>(st.lhsIndices.size())));
+      std::string text = p.text + st.str() + "\n";
+      Program compiled;
+      try {
+        compiled = parseIndexNotation(text, env);
+      } catch (const Error&) {
+        continue;  // not a valid program under react's semantics; draw another
+      }
+      if (!keepsValueRules({st}, compiled, values)) continue;
+      values = referenceEvaluate({st}, compiled, values);
+      p.env = env;
+      p.statements.push_back(st);
+      p.text = text;
+      bool allFinite = false, onlyNegInf = false;
+      largestFinite(values.at(st.lhs), allFinite, onlyNegInf);
+      if (allFinite)
+        operands.push_back({st.lhs, st.lhsIndices, smallest(values.at(st.lhs)) >= 0.25, compiled.tensor(st.lhs).format.isSparse()});
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+bool keepsValueRules(const std::vector<Statement>& statements, const Program& compiled, const TensorValues& inputs) {
+  std::vector<ValueRange> ranges;
+  TensorValues out = referenceEvaluate(statements, compiled, inputs, &ranges);
+  for (size_t s = 0; s < statements.size(); ++s) {
+    bool allFinite = false, onlyNegInf = false;
+    double largest = largestFinite(out.at(statements[s].lhs), allFinite, onlyNegInf);
+    if (ranges[s].nonFinite || !onlyNegInf) return false;
+    if (ranges[s].maxAbs > kMagnitudeRatio * std::max(1.0, largest)) return false;
+  }
+  return true;
+}
+
+RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni, int64_t nj, int64_t nk) {
+  RandomProgram p;
+  auto declare = [&](const std::string& name, std::vector<std::string> idx, std::vector<int64_t> shape, MarketData value) {
+    p.env.declare(name, shape, shape.size() == 2 && std::holds_alternative<CsrMatrix>(value) ? Format::csr()
+                                                                                          : Format::dense(static_cast<int>(shape.size())));
+    p.inputs[name] = std::move(value);
+    p.inputIndices[name] = std::move(idx);
+  };
+  declare("S", {"i", "j"}, {ni, nj}, randomCsr(ni, nj, 0.5, seed * 7 + 1));
+  declare("B", {"i", "k"}, {ni, nk}, randomPositive({ni, nk}, seed * 7 + 2));
+  declare("C", {"k", "j"}, {nk, nj}, randomPositive({nk, nj}, seed * 7 + 3));
+  declare("D", {"i", "j"}, {ni, nj}, randomPositive({ni, nj}, seed * 7 + 4));
+  declare("v", {"i"}, {ni}, randomPositive({ni}, seed * 7 + 5));
+  declare("w", {"j"}, {nj}, randomPositive({nj}, seed * 7 + 6));
+  declare("u", {"k"}, {nk}, randomPositive({nk}, seed * 7 + 7));
+  std::vector<Operand> operands;
+  for (const auto& [name, idx] : p.inputIndices) operands.push_back({name, idx, true, name == "S"});
+  std::mt19937_64 rng(seed);
+  addStatements(p, operands, rng, 1 + static_cast<int>(rng() % static_cast<uint64_t>(maxStatements)));
+  if (p.statements.empty()) throw std::runtime_error("no valid random statement for seed " + std::to_string(seed));
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random environments
+
+namespace {
+
+// A csr matrix of one of several kinds; `positive` is cleared when it stores explicit zeros.
+CsrMatrix randomCsrKind(int64_t rows, int64_t cols, std::mt19937_64& rng, bool& positive) {
+  uint64_t seed = rng();
+  CsrMatrix m;
+  switch (rng() % 8) {
+    case 0: m = randomCsr(rows, cols, 0.0, seed); break;          // no stored entries
+    case 1: m = randomCsr(rows, cols, 1.0, seed, false); break;   // full
+    case 2: {                                                     // one entry
+      CooMatrix coo;
+      coo.rows = rows;
+      coo.cols = cols;
+      coo.row.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(rows)));
+      coo.col.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(cols)));
+      coo.val.push_back(0.75);
+      m = cooToCsr(coo);
+      break;
+    }
+    default: {
+      static const double densities[] = {0.2, 0.4, 0.7};
+      m = randomCsr(rows, cols, densities[rng() % 3], seed, rng() % 2 == 0);
+    }
+  }
+  positive = true;
+  if (rng() % 6 == 0)
+    for (size_t q = 0; q < m.val.size(); q += 2) {
+      m.val[q] = 0.0;  // explicit zeros are stored entries
+      positive = false;
+    }
+  return m;
+}
+
+DenseTensor randomDenseKind(std::vector<int64_t> shape, std::mt19937_64& rng, bool& positive) {
+  DenseTensor t = randomPositive(std::move(shape), rng());
+  positive = rng() % 5 != 0;
+  if (!positive)
+    for (double& x : t.data) x = 2 * x - 2;  // [-1, 1)
+  return t;
+}
+
+}  // namespace
+
+RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
+  for (uint64_t attempt = 0;; ++attempt) {
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + attempt);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+    RandomProgram p;
+    static const int indexCounts[] = {1, 2, 2, 2, 3, 3, 3, 3, 4, 4};
+    static const char* indexNames[] = {"i", "j", "k", "l"};
+    const int n = indexCounts[pick(10)];
+    std::vector<std::string> indices;
+    for (int x = 0; x < n; ++x) {
+      indices.push_back(indexNames[x]);
+      p.env.indexSizes[indexNames[x]] = pick(5) == 0 ? 1 : 2 + pick(6);
+    }
+    auto ext = [&](const std::string& x) { return p.env.indexSizes.at(x); };
+    std::vector<Operand> operands;
+    auto randomPair = [&] {
+      int a = pick(n), b = (a + 1 + pick(n - 1)) % n;
+      return std::vector<std::string>{indices[static_cast<size_t>(a)], indices[static_cast<size_t>(b)]};
+    };
+    auto add = [&](const std::string& name, std::vector<std::string> idx, bool csr) {
+      std::vector<int64_t> shape;
+      for (const std::string& x : idx) shape.push_back(ext(x));
+      bool positive = true;
+      if (csr) {
+        p.inputs[name] = randomCsrKind(shape[0], shape[1], rng, positive);
+        p.env.declare(name, shape, Format::csr());
+      } else {
+        p.inputs[name] = randomDenseKind(shape, rng, positive);
+        p.env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
+      }
+      p.inputIndices[name] = idx;
+      operands.push_back({name, idx, positive, csr});
+      // The same tensor accessed with other indices of the same extents (a transpose, ...).
+      if (idx.size() == 2 && pick(4) == 0) {
+        std::vector<std::string> other = randomPair();
+        if (other != idx && ext(other[0]) == shape[0] && ext(other[1]) == shape[1]) operands.push_back({name, other, positive, csr});
+      }
+    };
+    static const int csrCounts[] = {0, 1, 1, 1, 1, 2, 2, 3};
+    static const char* csrNames[] = {"S", "R", "Q"};
+    static const char* denseNames[] = {"B", "C", "D"};
+    static const char* vectorNames[] = {"u", "v", "w"};
+    if (n >= 2) {
+      for (int c = csrCounts[pick(8)]; c > 0; --c) add(csrNames[c - 1], randomPair(), true);
+      for (int c = pick(4); c > 0; --c) add(denseNames[c - 1], randomPair(), false);
+    }
+    for (int c = pick(4); c > 0; --c) add(vectorNames[c - 1], {indices[static_cast<size_t>(pick(n))]}, false);
+    if (pick(2) || operands.empty()) add("a", {}, false);
+    addStatements(p, operands, rng, 1 + pick(maxStatements));
+    if (!p.statements.empty()) return p;
+  }
+}
+
+}  // namespace react::fuzz

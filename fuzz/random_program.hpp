@@ -1,0 +1,53 @@
+// Random react programs for differential testing (the unit tests and react-fuzz).
+#pragma once
+
+#include "indexnotation/indexnotation.hpp"
+#include "indextree/indextree.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace react::fuzz {
+
+// A random CSR matrix with values in [0.5, 1.5); every third row left empty when `emptyRows`.
+CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows = true);
+DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed);  // values in [0.5, 1.5)
+
+// A generated program: declarations, input values, the statements as ASTs (evaluated by
+// referenceEvaluate; they may contain Reduce nodes) and as the text the compiler parses.
+struct RandomProgram {
+  Environment env;
+  TensorValues inputs;
+  std::vector<Statement> statements;
+  std::string text;  // programText(statements)
+  // Each input's dimensions as index names (every access of an input uses indices of these
+  // extents), so that a dimension can be shrunk consistently.
+  std::map<std::string, std::vector<std::string>> inputIndices;
+};
+
+std::string programText(const std::vector<Statement>& statements);  // one statement per line
+
+// Rules every generated statement keeps (checked with referenceEvaluate, so they hold for the
+// given inputs): no subexpression is inf or NaN (IEEE infinities and NaN make exact algebraic
+// rewrites such as distributivity disagree; a max reduction over an empty row is -inf, so inside
+// an expression it is clamped, max(max(x, k), -4)), and no subexpression is more than 100 times
+// larger than the largest result (nor 100 when the results are below 1), so that reordered sums
+// stay within the 1e-12 tolerance. A result may be -inf only where a statement-level max reduces
+// an empty row; such results are never read again. Denominators are literals, exp(...) or
+// operands whose values are all at least 0.25.
+bool keepsValueRules(const std::vector<Statement>& statements, const Program& compiled, const TensorValues& inputs);
+
+// 1..maxStatements statements over S (csr NI x NJ, every third row empty), B (NI x NK),
+// C (NK x NJ), D (NI x NJ), v (NI), w (NJ), u (NK) and earlier results, each checked by the front
+// end (rejected ones are regenerated). Throws std::runtime_error if no statement can be drawn.
+RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni = 5, int64_t nj = 4, int64_t nk = 3);
+
+// The fuzzer's programs: 1..maxStatements statements over a random environment: 1-4 indices of
+// extents 1-7, up to three csr matrices (0 nnz, full, one entry, random with or without empty
+// rows, some explicit zeros), dense matrices, vectors and a scalar, some accessed transposed or
+// with other indices of the same extents, every operator and reduction of the index notation.
+RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements);
+
+}  // namespace react::fuzz

@@ -1,0 +1,235 @@
+// The dense reference evaluator (loops over every index point, stored-entry semantics) and the
+// entry-by-entry comparison of results.
+#include "fuzz/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace react::fuzz {
+
+namespace {
+
+// A value at one index point: absent where a csr operand has no stored entry.
+struct Point {
+  double value;
+  bool present;
+};
+
+class Reference {
+ public:
+  Reference(const Program& compiled, const TensorValues& inputs) : compiled_(compiled) {
+    for (const auto& [name, v] : inputs) values_[name] = v;
+  }
+
+  void statement(const Statement& s) {
+    range_ = ValueRange();
+    const TensorDecl& d = compiled_.tensor(s.lhs);
+    std::vector<std::string> reduced = s.reductionIndices();
+    auto valueAt = [&]() {
+      double acc = reduceIdentity(s.reduce);
+      forAll(reduced, 0, [&] {
+        Point p = eval(s.rhs);
+        if (!p.present) return;
+        acc = s.reduce == ReduceOp::Sum ? acc + p.value : std::max(acc, p.value);
+      });
+      return acc;
+    };
+    if (d.format.isSparse()) {
+      CsrMatrix m = std::get<CsrMatrix>(values_.at(d.pattern));
+      for (int64_t r = 0; r < m.rows; ++r)
+        for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) {
+          idx_[s.lhsIndices[0]] = r;
+          idx_[s.lhsIndices[1]] = m.col[q];
+          m.val[q] = valueAt();
+        }
+      values_[s.lhs] = m;
+      return;
+    }
+    DenseTensor out(d.shape);
+    int64_t flat = 0;
+    forAll(s.lhsIndices, 0, [&] { out.data[static_cast<size_t>(flat++)] = valueAt(); });
+    values_[s.lhs] = out;
+  }
+
+  const TensorValues& values() const { return values_; }
+  const ValueRange& range() const { return range_; }
+
+ private:
+  void forAll(const std::vector<std::string>& indices, size_t d, const std::function<void()>& body) {
+    if (d == indices.size()) return body();
+    for (int64_t x = 0; x < compiled_.indexSizes.at(indices[d]); ++x) {
+      idx_[indices[d]] = x;
+      forAll(indices, d + 1, body);
+    }
+  }
+
+  Point load(const ExprNode& a) {
+    const MarketData& v = values_.at(a.tensor);
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
+      int64_t r = idx_.at(a.indices[0]), c = idx_.at(a.indices[1]);
+      for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q)
+        if (m->col[q] == c) return {m->val[q], true};
+      return {0.0, false};
+    }
+    const DenseTensor& t = std::get<DenseTensor>(v);
+    int64_t off = 0;
+    for (size_t d = 0; d < a.indices.size(); ++d) off = off * t.shape[d] + idx_.at(a.indices[d]);
+    return {t.data[static_cast<size_t>(off)], true};
+  }
+
+  // Whether `e` keeps a csr operand's stored-entry pattern (docs/semantics.md): a csr access, or
+  // an element-wise operator over one with the same indices. Anything else is dense: a product
+  // that spreads a csr operand over more indices is exactly zero where the operand is absent.
+  bool sparseTyped(const Expr& e) {
+    auto it = sparseTyped_.find(e.get());
+    if (it != sparseTyped_.end()) return it->second;
+    bool typed = false;
+    if (e->op == Op::Access) {
+      typed = compiled_.tensor(e->tensor).format.isSparse();
+    } else if (e->op == Op::Reduce) {
+      typed = patternFactor(e) != nullptr;
+    } else if (e->op != Op::Literal) {
+      std::vector<std::string> mine = freeIndices(e);
+      std::sort(mine.begin(), mine.end());
+      for (const Expr& a : e->args) {
+        std::vector<std::string> theirs = freeIndices(a);
+        std::sort(theirs.begin(), theirs.end());
+        typed = typed || (sparseTyped(a) && theirs == mine);
+      }
+    }
+    return sparseTyped_[e.get()] = typed;
+  }
+
+  // A sum of a product keeps the pattern of a sparse factor that has exactly the sum's indices:
+  // the factor is applied after the sum (docs/semantics.md, one-operator form).
+  const Expr* patternFactor(const Expr& e) {
+    if (e->op != Op::Reduce || e->reduceOp != ReduceOp::Sum) return nullptr;
+    std::vector<Expr> factors;
+    std::function<void(const Expr&)> flatten = [&](const Expr& x) {
+      if (x->op != Op::Mul) return factors.push_back(x);
+      flatten(x->args[0]);
+      flatten(x->args[1]);
+    };
+    flatten(e->args[0]);
+    std::vector<std::string> mine = freeIndices(e);
+    std::sort(mine.begin(), mine.end());
+    for (const Expr& f : factors) {
+      std::vector<std::string> theirs = freeIndices(f);
+      std::sort(theirs.begin(), theirs.end());
+      if (theirs == mine && sparseTyped(f)) {
+        patternFactors_.push_back(f);
+        return &patternFactors_.back();
+      }
+    }
+    return nullptr;
+  }
+
+  Point eval(const Expr& e) {
+    Point p = evalPoint(e);
+    if (!p.present && !sparseTyped(e)) return {0.0, true};
+    if (p.present && e->op != Op::Reduce) {
+      range_.nonFinite = range_.nonFinite || !std::isfinite(p.value);
+      if (std::isfinite(p.value)) range_.maxAbs = std::max(range_.maxAbs, std::abs(p.value));
+    }
+    return p;
+  }
+
+  Point evalPoint(const Expr& e) {
+    if (e->op == Op::Access) return load(*e);
+    if (e->op == Op::Literal) return {e->value, true};
+    if (e->op == Op::Reduce) {
+      if (sparseTyped(e) && !evalPoint(*patternFactor(e)).present) return {0.0, false};
+      double acc = reduceIdentity(e->reduceOp);
+      std::map<std::string, int64_t> saved = idx_;
+      forAll(e->reduceIndices, 0, [&] {
+        Point p = eval(e->args[0]);
+        if (p.present) acc = e->reduceOp == ReduceOp::Sum ? acc + p.value : std::max(acc, p.value);
+      });
+      idx_ = saved;
+      return {acc, true};
+    }
+    std::vector<Point> a;
+    bool present = true;
+    for (const Expr& x : e->args) {
+      a.push_back(eval(x));
+      present = present && a.back().present;
+    }
+    auto v = [&](size_t k) { return a[k].value; };
+    double r = 0;
+    switch (e->op) {
+      case Op::Neg: r = -v(0); break;
+      case Op::Exp: r = std::exp(v(0)); break;
+      case Op::Sqrt: r = std::sqrt(v(0)); break;
+      case Op::Add: r = v(0) + v(1); break;
+      case Op::Sub: r = v(0) - v(1); break;
+      case Op::Mul: r = v(0) * v(1); break;
+      case Op::Div: r = v(0) / v(1); break;
+      case Op::Max: r = std::max(v(0), v(1)); break;
+      case Op::Min: r = std::min(v(0), v(1)); break;
+      case Op::Lt: r = v(0) < v(1); break;
+      case Op::Le: r = v(0) <= v(1); break;
+      case Op::Gt: r = v(0) > v(1); break;
+      case Op::Ge: r = v(0) >= v(1); break;
+      case Op::Eq: r = v(0) == v(1); break;
+      case Op::Ne: r = v(0) != v(1); break;
+      case Op::Where: r = v(0) != 0.0 ? v(1) : v(2); break;
+      default: throw std::logic_error(std::string("reference: unexpected operator ") + opName(e->op));
+    }
+    return {r, present};
+  }
+
+  const Program& compiled_;
+  std::map<const ExprNode*, bool> sparseTyped_;
+  std::deque<Expr> patternFactors_;
+  TensorValues values_;
+  std::map<std::string, int64_t> idx_;
+  ValueRange range_;
+};
+
+}  // namespace
+
+TensorValues referenceEvaluate(const std::vector<Statement>& statements, const Program& compiled,
+                               const TensorValues& inputs, std::vector<ValueRange>* ranges) {
+  Reference r(compiled, inputs);
+  if (ranges) ranges->clear();
+  for (const Statement& s : statements) {
+    r.statement(s);
+    if (ranges) ranges->push_back(r.range());
+  }
+  return r.values();
+}
+
+double relativeError(const MarketData& a, const MarketData& b) {
+  const std::vector<double>* va;
+  const std::vector<double>* vb;
+  if (a.index() != b.index()) return std::numeric_limits<double>::infinity();
+  if (const CsrMatrix* ma = std::get_if<CsrMatrix>(&a)) {
+    const CsrMatrix& mb = std::get<CsrMatrix>(b);
+    if (ma->rowptr != mb.rowptr || ma->col != mb.col) return std::numeric_limits<double>::infinity();
+    va = &ma->val;
+    vb = &mb.val;
+  } else {
+    if (std::get<DenseTensor>(a).shape != std::get<DenseTensor>(b).shape) return std::numeric_limits<double>::infinity();
+    va = &std::get<DenseTensor>(a).data;
+    vb = &std::get<DenseTensor>(b).data;
+  }
+  double diff = 0, scale = 0;
+  for (size_t k = 0; k < va->size(); ++k) {
+    double x = (*va)[k], y = (*vb)[k];
+    if (std::isnan(x) || std::isnan(y) || std::isinf(x) || std::isinf(y)) {
+      bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+      if (!same) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    diff = std::max(diff, std::abs(x - y));
+    scale = std::max(scale, std::abs(y));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+}  // namespace react::fuzz

@@ -1,0 +1,23 @@
+// Reproducers: a failing program written as text (statements, declarations, inputs as Matrix
+// Market) and read back, so that `react-fuzz --replay FILE` and regression tests rerun it.
+#pragma once
+
+#include "fuzz/differential.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace react::fuzz {
+
+// The file written for a mismatch:
+//   # comments: seed, stage, difference, how to replay
+//   program            the statements, one a line, up to "end"
+//   size NAME N        an index extent given to the front end (-d=NAME:N)
+//   input NAME FORMAT SHAPE INDICES     e.g. "input S csr 3x4 i,j", "input a dense scalar -"
+//   declare NAME FORMAT SHAPE           a declared output, e.g. "declare O1 dense -1x-1"
+//   values NAME        the input's values as Matrix Market text, up to "end"
+std::string reproducerText(const RandomProgram& p, uint64_t seed, const Mismatch& m);
+RandomProgram parseReproducer(const std::string& text);  // throws react::Error naming the line
+RandomProgram readReproducer(const std::string& path);
+
+}  // namespace react::fuzz
