@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/benchmarks.md, docs/benchmarks.csv and docs/benchmarks-t*.png: builds
-# react-bench, runs every kernel and variant on ../shared/data/matrices at 1 and 2 threads, plots
-# and writes the report. Arguments are passed to react-bench (e.g. --reps 3 for a quicker run).
+# react-bench, runs every kernel and variant on ../shared/data/matrices at 1 and 2 threads, then a
+# scaling run on synthetic matrices (docs/benchmarks-scaling.csv), plots and writes the report. Arguments are passed to react-bench (e.g. --reps 3 for a quicker run).
 #   bash scripts/bench.sh
 # Environment: MATRICES (default ../shared/data/matrices), THREADS (default 1,2),
 # BUILD_DIR (default build).
@@ -28,11 +28,23 @@ start=$(date +%s)
 seconds=$(($(date +%s) - start))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# Scaling with nnz: synthetic matrices of growing size, 16 stored entries per row on average.
+synthetic=()
+for kind in uniform powerlaw banded; do
+  for n in 25000 50000 100000 200000; do synthetic+=(--synthetic "$kind:$n:16"); done
+done
+scaling=("$build/bin/react-bench" --kernel sddmm,softmax --sddmm-k 64 "${synthetic[@]}" --threads 1 --reps 10
+         --budget 2 --variants react-openmp,maximal-openmp,library-eigen --csv docs/benchmarks-scaling.csv
+         --cache-dir "$build/jit-cache")
+"${scaling[@]}" >"$build/benchmarks-scaling.txt"
+
 plots=()
 for t in ${threads//,/ }; do
   $python scripts/plot_bench.py docs/benchmarks.csv --threads "$t" --out "docs/benchmarks-t$t.png"
   plots+=(--plot "docs/benchmarks-t$t.png")
 done
 $python scripts/bench_report.py docs/benchmarks.csv --command "OMP_WAIT_POLICY=$OMP_WAIT_POLICY ${command[*]}" --seconds "$seconds" \
-  --load-before "$load_before" --load-after "$load_after" "${plots[@]}" >docs/benchmarks.md
-echo "wrote docs/benchmarks.md, docs/benchmarks.csv, docs/benchmarks-t*.png ($seconds s)"
+  --load-before "$load_before" --load-after "$load_after" "${plots[@]}" \
+  --scaling docs/benchmarks-scaling.csv --scaling-command "OMP_WAIT_POLICY=$OMP_WAIT_POLICY ${scaling[*]}" \
+  >docs/benchmarks.md
+echo "wrote docs/benchmarks.md, docs/benchmarks*.csv, docs/benchmarks-t*.png ($seconds s for the main run)"
