@@ -11,7 +11,7 @@ using namespace react::fuzz;
 namespace {
 
 const char* kUsage = R"(usage: react-fuzz [--programs N] [--seed S] [options]
-       react-fuzz --replay FILE...
+       react-fuzz --replay FILE... [--modes LIST] [--emitters LIST]
 
 Generates random programs (seeds S, S+1, ...) and checks, for each: the interpreter on the unfused
 tree against the dense reference evaluator and Eigen; the interpreter on every fused tree against
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         std::cout << kUsage;
         return 0;
       }
-      if (replaying) {
+      if (replaying && arg.rfind("--", 0) != 0) {  // files until the next option
         replayFiles.push_back(arg);
         continue;
       }

@@ -141,6 +141,9 @@ class Fuzzer {
     try {
       kernels = Kernel::compileBatch(programs, compileOptions(config, jit_));
       forgetLibrary(kernels.front().library());
+      std::ostringstream took;
+      took << "compiled in " << std::setprecision(3) << kernels.front().library().compileSeconds << " s";
+      progress_.say(took.str());
     } catch (const std::exception& e) {
       progress_.say(std::string("batch failed (") + e.what() + "); compiling its programs one by one");
       for (Checked* c : batch) check(*c, config, nullptr);

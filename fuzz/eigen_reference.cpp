@@ -7,6 +7,7 @@
 #include <Eigen/SparseCore>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace react::fuzz {
@@ -118,8 +119,10 @@ class EigenEvaluator {
     switch (s.rhs->op) {
       case Op::Access: r = a[0]; break;
       case Op::Neg: r = -a[0]; break;
-      case Op::Exp: r = a[0].exp(); break;
-      case Op::Sqrt: r = a[0].sqrt(); break;
+      // std::exp as the reference and the kernels call it: Eigen's vectorised exp may differ in
+      // the last bit, which a comparison turns into 0 or 1.
+      case Op::Exp: r = a[0].unaryExpr([](double x) { return std::exp(x); }); break;
+      case Op::Sqrt: r = a[0].unaryExpr([](double x) { return std::sqrt(x); }); break;
       case Op::Add: r = a[0] + a[1]; break;
       case Op::Sub: r = a[0] - a[1]; break;
       case Op::Mul: r = a[0] * a[1]; break;

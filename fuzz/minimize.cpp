@@ -65,7 +65,12 @@ class Minimizer {
     if (!compiled) return false;
     for (const std::string& name : compiled->inputs())  // e.g. a declared output whose statement was dropped
       if (!c.inputs.count(name)) return false;
-    if (!keepsValueRules(c.statements, *compiled, c.inputs) || !stillFails_(c)) return false;
+    try {
+      if (!keepsValueRules(c.statements, *compiled, c.inputs)) return false;
+    } catch (const std::exception&) {
+      return false;  // not a program the reference evaluates: no reproducer
+    }
+    if (!stillFails_(c)) return false;
     p = std::move(c);
     return true;
   }
