@@ -20,6 +20,7 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
   k.loops_ = lowerToLoops(k.tree_);
   k.source_ = emitSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
+  k.target_ = options.target;
   if (options.target == Target::Kokkos) ensureKokkosInitialized();
   return k;
 }
@@ -39,6 +40,7 @@ std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, c
   if (programs.empty()) return kernels;
   CompiledLibrary lib = jitCompile(source, options.target, options.jit, options.emit.functionName + "_0");
   for (size_t n = 0; n < programs.size(); ++n) {
+    kernels[n].target_ = options.target;
     kernels[n].lib_ = lib;
     kernels[n].lib_.function = lookupKernel(lib, options.emit.functionName + "_" + std::to_string(n));
   }
@@ -83,6 +85,10 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
 }
 
 BoundKernel Kernel::bind(const TensorValues& inputs) const {
+  // bind() hands the kernel host memory: right for Serial/OpenMP Kokkos, not for a device backend.
+  if (target_ == Target::Kokkos &&
+      !Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible)
+    throw Error("kernel: this Kokkos runs on a device that cannot read host memory; pass device buffers to runRaw");
   BoundKernel b;
   b.kernel = this;
   std::map<std::string, int64_t> sizes = sizesFor(inputs);

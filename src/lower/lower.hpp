@@ -139,6 +139,7 @@ class Kernel {
   LoopProgram loops_;
   std::string source_;
   CompiledLibrary lib_;
+  Target target_ = Target::OpenMP;
 };
 
 // Initializes Kokkos once per process (needed before running a Kokkos-target kernel).
