@@ -219,3 +219,26 @@ TEST_CASE("C++ API: the README example builds, compiles and matches the interpre
   requireClose(p, out, interpret(buildIndexTree(p), in), "README example");
   CHECK(std::get<CsrMatrix>(out.at("A")).col == s.col);  // the output takes S's pattern
 }
+
+// Found by react-fuzz (fuzz/regressions/kokkos-empty-max.txt): Kokkos::Max starts from the lowest
+// finite double, so a max over no stored entries came out -1.8e308 instead of -inf.
+TEST_CASE("Kokkos emitter: a max over no stored entries is -inf, in a range and in a team") {
+  Environment env;
+  env.declare("S", {4, 3}, Format::csr());
+  CsrMatrix empty = randomCsr(4, 3, 0.0, 1), rows = randomCsr(4, 3, 1.0, 2);  // rows: row 1 empty
+  std::vector<Program> programs = {parseIndexNotation("m() = max(S(i,j), i, j)", env),
+                                   parseIndexNotation("r(i) = max(S(i,j), j)", env)};
+  for (FusionMode mode : {FusionMode::None, FusionMode::React}) {
+    CompileOptions o;
+    o.fusion = mode;
+    o.target = Target::Kokkos;
+    o.jit = testCache();
+    std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+    for (size_t n = 0; n < programs.size(); ++n)
+      for (const CsrMatrix& s : {empty, rows}) {
+        INFO(toString(mode) << " " << programs[n].str() << kernels[n].source());
+        TensorValues in{{"S", s}};
+        requireClose(programs[n], kernels[n].run(in), interpret(buildIndexTree(programs[n]), in), "max");
+      }
+  }
+}

@@ -14,7 +14,13 @@ class KokkosEmitter : public Emitter {
  protected:
   std::string includes() const override {
     return "#include <Kokkos_Core.hpp>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
-           "using std::exp; using std::sqrt;\n#define REACT_ABORT() Kokkos::abort(\"react bounds check failed\")";
+           "using std::exp; using std::sqrt;\n#define REACT_ABORT() Kokkos::abort(\"react bounds check failed\")\n"
+           // Kokkos::Max starts from the lowest finite double; react's max of nothing is -inf.
+           "struct ReactMax : Kokkos::Max<double> {\n"
+           "  using reducer = ReactMax;\n"
+           "  KOKKOS_INLINE_FUNCTION ReactMax(double& v) : Kokkos::Max<double>(v) {}\n"
+           "  KOKKOS_INLINE_FUNCTION void init(double& v) const { v = -INFINITY; }\n"
+           "};";
   }
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }
@@ -38,7 +44,7 @@ class KokkosEmitter : public Emitter {
     line(target + (op == ReduceOp::Sum ? " += " + acc + ";" : " = react_max(" + target + ", " + acc + ");"));
   }
   std::string reducer(ReduceOp op, const std::string& acc) const {
-    return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<double>(" : "Kokkos::Max<double>(") + acc + ")";
+    return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<double>(" : "ReactMax(") + acc + ")";
   }
 
   // One child of a team's outer iteration, spread over the team as its mapping says.

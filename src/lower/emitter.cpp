@@ -122,7 +122,10 @@ std::string Emitter::expr(const Expr& e) const {
     case Op::Ge: return "(" + a(0) + " >= " + a(1) + " ? 1.0 : 0.0)";
     case Op::Eq: return "(" + a(0) + " == " + a(1) + " ? 1.0 : 0.0)";
     case Op::Ne: return "(" + a(0) + " != " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Where: return "(" + a(0) + " != 0.0 ? " + a(1) + " : " + a(2) + ")";
+    // A call, not "c ? a : b": both operands are then read unconditionally. GCC 12.2 (Debian 12)
+    // at -O3 with AVX2 turns a conditional read into masked loads and may use one vector's mask
+    // for the next ones (fuzz/regressions/gcc12-masked-load-where.txt).
+    case Op::Where: return "react_where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
     default: throw Error("emitter: unexpected operator '" + std::string(opName(e->op)) + "'");
   }
 }
@@ -200,6 +203,7 @@ std::string Emitter::emit() {
   std::string q = functionQualifier();
   out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
   out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
+  out_ << q << " double react_where(double c, double a, double b) { return c != 0.0 ? a : b; }\n";
   out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
        << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
