@@ -33,8 +33,10 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
   --synthetic KIND:N:AVG a generated N x N matrix with AVG stored entries per row on average;
                          KIND: uniform | powerlaw | banded (repeatable)
   --variants LIST        comma list of none-openmp, maximal-openmp, react-openmp, none-kokkos,
-                         maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels, or
-                         all (default)
+                         maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels,
+                         auto-openmp (auto decides per matrix), none-openmp-right,
+                         maximal-openmp-right, react-openmp-right (product chains associated
+                         right to left: spmm_mm as S @ (C @ D)), or all (default)
   --threads LIST         OpenMP thread counts, e.g. 1,2 (default: all cores); Kokkos variants run
                          on Kokkos' host space (Serial in Debian's Kokkos: 1 thread)
   --reps N               timed runs after the warm-up (default 10)
@@ -46,6 +48,7 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
   --csv FILE             one row per (matrix, kernel, variant, threads)
   --plot FILE            speedup over library per matrix, PNG or SVG (scripts/plot_bench.py)
   --cache-dir DIR        JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
+  --write-synthetic DIR  also write each synthetic matrix as DIR/NAME.mtx (for scripts/scipy_bench.py)
   --help                 this text
 testing:
   --testing-perturb VARIANT  perturb that variant's checked result (the run must fail)
@@ -56,7 +59,7 @@ from stalling every barrier for a time slice (scripts/bench.sh sets it).
 
 struct Options {
   std::vector<std::string> kernels{"all"}, matrices, synthetic;
-  std::string variants = "all", csv, plot, cacheDir, perturb;
+  std::string variants = "all", csv, plot, cacheDir, perturb, writeSynthetic;
   std::vector<int> threads;
   int reps = 10;
   double budget = 2;
@@ -140,6 +143,8 @@ Options parseArgs(int argc, char** argv) {
       o.plot = next();
     } else if (key == "--cache-dir") {
       o.cacheDir = next();
+    } else if (key == "--write-synthetic") {
+      o.writeSynthetic = next();
     } else if (key == "--testing-perturb") {
       o.perturb = next();
     } else {
@@ -331,6 +336,10 @@ int run(int argc, char** argv) {
     progress.show("loading " + m.name);
     auto loadStart = std::chrono::steady_clock::now();
     CsrMatrix s = loadMatrix(m);
+    if (!m.synthetic.empty() && !o.writeSynthetic.empty()) {
+      std::filesystem::create_directories(o.writeSynthetic);
+      writeMatrixMarket(o.writeSynthetic + "/" + m.name + ".mtx", s);
+    }
     double loadSeconds = secondsSince(loadStart);
     std::vector<Row> matrixRows;
     for (const BenchKernel& k : kernelList) {

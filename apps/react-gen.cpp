@@ -26,7 +26,9 @@ options:
   -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense)
   -g=NAME:u[:SEED]   fill a dense input with uniform random values in [0,1) (seed default 1)
   -o=NAME:FILE.mtx   write a result as Matrix Market
-  -fusion=MODE       none | maximal | react (default react)
+  -fusion=MODE       none | maximal | react | auto (default react); auto picks the association
+                     of product chains and the mode from a cost model on the inputs (-i)
+  -print-decisions   print auto's candidates, their estimated costs and the choice
   -target=TARGET     openmp | kokkos (default openmp)
   -threads=N         threads for the openmp target (default: all cores)
   -print-tree        print the index tree after fusion
@@ -73,6 +75,7 @@ struct Options {
   Target target = Target::OpenMP;
   int threads = 0;
   bool printTree = false, printAfterAll = false, printLoops = false, printSource = false, explain = false;
+  bool printDecisions = false;
   bool boundsCheck = false;
   int teamSize = 0;
   std::string writeSource, cacheDir;
@@ -155,6 +158,8 @@ Options parseArgs(int argc, char** argv) {
       o.printLoops = true;
     } else if (!hasValue && key == "-print-source") {
       o.printSource = true;
+    } else if (!hasValue && key == "-print-decisions") {
+      o.printDecisions = true;
     } else if (!hasValue && key == "-explain") {
       o.explain = true;
     } else if (!hasValue && key == "-bounds-check") {
@@ -164,6 +169,7 @@ Options parseArgs(int argc, char** argv) {
     }
   }
   if (o.statements.empty()) throw Error("no statement given (see --help)");
+  if (o.printDecisions && o.fusion != FusionMode::Auto) throw Error("argument '-print-decisions': needs -fusion=auto");
   return o;
 }
 
@@ -241,7 +247,18 @@ int run(int argc, char** argv) {
     if (program.tensor(name).role == TensorRole::Input)
       throw Error("argument '-o=" + name + ":" + file + "': '" + name + "' is an input, not a result");
 
-  std::vector<PassSnapshot> passes = runPipeline(program, o.fusion);
+  if (o.threads) omp_set_num_threads(o.threads);
+  JitOptions jit;
+  jit.cacheDir = o.cacheDir;
+  // Auto decides on the inputs' statistics; the kernel is then compiled from its choice.
+  FusionMode mode = o.fusion;
+  if (o.fusion == FusionMode::Auto) {
+    AutoDecision decision = decideFusion(program, inputStats(inputs), machineModel(jit));
+    if (o.printDecisions) std::cout << decision.str();
+    program = decision.choice().program;
+    mode = decision.choice().mode;
+  }
+  std::vector<PassSnapshot> passes = runPipeline(program, mode);
   const IndexTree& tree = passes.back().tree;
   if (o.printAfterAll)
     for (const PassSnapshot& s : passes) std::cout << "--- after " << s.pass << "\n" << printTree(s.tree);
@@ -259,18 +276,17 @@ int run(int argc, char** argv) {
     out << source;
     if (!out) throw Error("argument '-write-source=" + o.writeSource + "': cannot write the file");
   }
-  bool printing = o.printTree || o.printAfterAll || o.printLoops || o.printSource || o.explain;
+  bool printing = o.printTree || o.printAfterAll || o.printLoops || o.printSource || o.explain || o.printDecisions;
   if (printing && o.outputFiles.empty() && o.time == 0) return 0;
 
   for (const std::string& name : program.inputs())
     if (!inputs.count(name)) throw Error("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
 
-  if (o.threads) omp_set_num_threads(o.threads);
   CompileOptions options;
-  options.fusion = o.fusion;
+  options.fusion = mode;
   options.target = o.target;
   options.emit = emit;
-  options.jit.cacheDir = o.cacheDir;
+  options.jit = jit;
   auto start = std::chrono::steady_clock::now();
   Kernel kernel = Kernel::compile(program, options);
   std::printf("compile: %.3f s (%s)\n", seconds(start, std::chrono::steady_clock::now()),

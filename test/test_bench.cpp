@@ -55,7 +55,7 @@ TEST_CASE("bench: compareResults accepts rounding and rejects a changed value, p
   CHECK(compareResults(nan, nan).ok);
 }
 
-TEST_CASE("bench: library pipelines agree with react-openmp on every kernel") {
+TEST_CASE("bench: library pipelines, auto and the right-associated variants agree with react-openmp on every kernel") {
   CsrMatrix s = test::randomCsr(40, 30, 0.2, 11);  // every third row empty
   ReactKernels kernels(test::testCache());
   Limits limits;
@@ -65,9 +65,13 @@ TEST_CASE("bench: library pipelines agree with react-openmp on every kernel") {
     REQUIRE(ref.instance);
     ref.instance->run();
     MarketData want = ref.instance->result();
-    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels")) {
+    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,react-openmp-right,maximal-openmp-right")) {
       INFO(k.label() << " " << v.name);
       Prepared p = prepareVariant(v, k, inputs, kernels, limits);
+      if (v.rightAssociated && k.name != "spmm_mm") {  // only spmm_mm has a product chain
+        CHECK(p.cannotRun == "cannot run: no product chain to associate otherwise");
+        continue;
+      }
       REQUIRE_MESSAGE(p.instance, p.cannotRun);
       p.instance->run();
       p.instance->run();  // outputs are reused: a second run gives the same result
@@ -101,7 +105,7 @@ TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why
 }
 
 TEST_CASE("bench: names, work model and timing statistics") {
-  CHECK(parseVariants("all").size() == 8);
+  CHECK(parseVariants("all").size() == 12);
   CHECK(parseVariants("library-eigen,react-openmp")[0].name == "react-openmp");  // report order
   CHECK_THROWS_WITH_AS(parseVariants("react-cuda"), doctest::Contains("unknown variant 'react-cuda'"), Error);
   CHECK_THROWS_WITH_AS(benchmarkKernels({"mttkrp"}, {}), doctest::Contains("unknown kernel 'mttkrp'"), Error);

@@ -50,11 +50,17 @@ enum class Library { Eigen, KokkosKernels };
 struct VariantSpec {
   std::string name;  // "react-openmp", "library-eigen", ...
   bool library = false;
-  FusionMode fusion = FusionMode::React;  // react variants
+  FusionMode fusion = FusionMode::React;  // react variants (Auto: decided per matrix)
   Target target = Target::OpenMP;         // react variants
+  bool rightAssociated = false;           // "-right": product chains associated right to left
   Library lib = Library::Eigen;           // library variants
 };
-const std::vector<std::string>& variantNames();  // all eight, in report order
+const std::vector<std::string>& variantNames();  // every variant, in report order
+// The program a react variant compiles for `s` and the mode it compiles it in: the kernel's own
+// program, its right-associated form ("-right"), or auto's choice for s's statistics. Throws
+// react::Error for "-right" on a kernel without a product chain.
+std::pair<Program, FusionMode> variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s,
+                                              const JitOptions& jit);
 // A comma list of variant names, or "all"; throws react::Error naming an unknown variant.
 std::vector<VariantSpec> parseVariants(const std::string& list);
 

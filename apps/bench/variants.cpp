@@ -14,7 +14,9 @@ namespace react::bench {
 const std::vector<std::string>& variantNames() {
   static const std::vector<std::string> names{"none-openmp",    "maximal-openmp", "react-openmp",
                                               "none-kokkos",    "maximal-kokkos", "react-kokkos",
-                                              "library-eigen",  "library-kokkoskernels"};
+                                              "library-eigen",  "library-kokkoskernels",
+                                              "auto-openmp",    "none-openmp-right", "maximal-openmp-right",
+                                              "react-openmp-right"};
   return names;
 }
 
@@ -32,6 +34,10 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
     v.name = name;
     auto dash = name.find('-');
     std::string first = name.substr(0, dash), second = name.substr(dash + 1);
+    if (second.size() > 6 && second.compare(second.size() - 6, 6, "-right") == 0) {
+      v.rightAssociated = true;
+      second.resize(second.size() - 6);
+    }
     v.library = first == "library";
     if (v.library) v.lib = second == "eigen" ? Library::Eigen : Library::KokkosKernels;
     else {
@@ -43,20 +49,24 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
   for (const std::string& name : names)
     if (std::find(variantNames().begin(), variantNames().end(), name) == variantNames().end())
       throw Error("unknown variant '" + name + "' (expected a comma list of: all, none-openmp, maximal-openmp, "
-                  "react-openmp, none-kokkos, maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels)");
+                  "react-openmp, none-kokkos, maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels, "
+                  "auto-openmp, none-openmp-right, maximal-openmp-right, react-openmp-right)");
   if (specs.empty()) throw Error("no variant given");
   return specs;
 }
 
 const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s) {
-  std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + v.name];
+  auto [program, mode] = variantProgram(k, v, s, jit_);
+  // Auto's kernel is per decision: matrices with the same choice share it.
+  std::string key = k.label() + "/" + v.name + (v.fusion == FusionMode::Auto ? "/" + toString(mode) + "/" + program.str() : "");
+  std::unique_ptr<Kernel>& slot = kernels_[key];
   if (!slot) {
     CompileOptions options;
-    options.fusion = v.fusion;
+    options.fusion = mode;
     options.target = v.target;
     options.jit = jit_;
     auto start = std::chrono::steady_clock::now();
-    slot = std::make_unique<Kernel>(Kernel::compile(kernelProgram(k, s), options));
+    slot = std::make_unique<Kernel>(Kernel::compile(program, options));
     compileSeconds_ += secondsSince(start);
   }
   return *slot;
@@ -119,6 +129,10 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
       p.instance = makeKokkosKernelsInstance(k, inputs, why);
       if (!p.instance) p.cannotRun = "cannot run: " + why;
     }
+    return p;
+  }
+  if (v.rightAssociated && productChains(kernelProgram(k, s)).empty()) {
+    p.cannotRun = "cannot run: no product chain to associate otherwise";
     return p;
   }
   const Kernel& kernel = kernels.get(k, v, s);

@@ -44,7 +44,7 @@ double Polynomial::evaluate(const std::map<std::string, double>& symbols) const 
   return total;
 }
 
-namespace {
+namespace fusion {
 
 std::string extentSymbol(const std::string& index) {
   std::string s = "N";
@@ -78,6 +78,15 @@ int operatorCount(const Expr& e) {
   for (const Expr& a : e->args) n += operatorCount(a);
   return n;
 }
+
+}  // namespace fusion
+
+namespace {
+
+using fusion::extentSymbol;
+using fusion::monomial;
+using fusion::operatorCount;
+using fusion::tripSymbols;
 
 void findInvariantSubexpressions(const Expr& e, bool isRoot, const TreePath& path, const TreeNode& leaf,
                                  std::vector<std::string>& out) {

@@ -41,15 +41,19 @@ IndexTree partialFusion(const IndexTree& t);
 IndexTree shrinkTemporaries(const IndexTree& t);
 
 // --- pipeline ---------------------------------------------------------------------------------
-enum class FusionMode { None, Maximal, React };
-FusionMode parseFusionMode(const std::string& s);  // "none" | "maximal" | "react"; throws react::Error
+// Auto chooses, per program, the association of its product chains and one of the other three
+// modes from a cost model on the inputs' statistics (decideFusion below); it is not a pass list.
+enum class FusionMode { None, Maximal, React, Auto };
+// "none" | "maximal" | "react" | "auto"; throws react::Error
+FusionMode parseFusionMode(const std::string& s);
 std::string toString(FusionMode m);
 
 struct PassSnapshot {
   std::string pass;  // "build", "maximal-fusion", "partial-fusion", ...
   IndexTree tree;    // after that pass (verified)
 };
-// Builds the tree of `p` and runs the passes of `mode`, keeping the tree after each.
+// Builds the tree of `p` and runs the passes of `mode`, keeping the tree after each. Auto throws:
+// it needs input statistics (decideFusion, then runPipeline on the choice).
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode);
 IndexTree fuse(const Program& p, FusionMode mode);  // the last snapshot
 
@@ -72,5 +76,66 @@ struct CostReport {
 CostReport analyzeCost(const IndexTree& t);
 // Symbol values for a concrete program: extents from the tree, nnz of every csr input given.
 std::map<std::string, double> costSymbols(const IndexTree& t, const std::map<std::string, int64_t>& nnz);
+
+// --- auto: association and fusion from a cost model (docs/auto.md) ------------------------------
+// Statistics of the inputs a program runs on; dense extents come from the program itself.
+struct SparseStats {
+  int64_t rows = 0, cols = 0, nnz = 0, longestRow = 0;
+};
+struct InputStats {
+  std::map<std::string, SparseStats> sparse;  // every csr input
+  std::string str() const;                    // "S: 2708x2708, nnz 10556, longest row 169"
+};
+InputStats inputStats(const TensorValues& inputs);  // the csr entries of `inputs`
+
+// The machine's rates, measured once (lower's machineModel() calibrates and stores them).
+struct MachineModel {
+  int threads = 1;              // threads kernels run with
+  double bandwidth1 = 0;        // copy bandwidth of one thread, bytes/s (reads + writes)
+  double bandwidth = 0;         // copy bandwidth of `threads` threads, bytes/s
+  double vectorFlops = 0;       // flop/s of one thread in an in-cache loop without a reduction
+  double reductionFlops = 0;    // flop/s of one thread in an in-cache sum (a dot product)
+  double cacheBytes = 0;        // last-level cache
+  std::string source;           // where the numbers come from (a file, "calibrated now", ...)
+  std::string str() const;
+};
+
+// Estimated time of a tree on inputs with `stats`: each top-level loop nest takes
+// max(flops / rate, bytes / bandwidth) on min(threads, iterations of its outer loop) threads;
+// flops are counted by analyzeCost's rule, at the reduction rate where the innermost loop sums
+// and the vector rate elsewhere; bytes are each tensor the nest touches once (shrunk temporaries
+// none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
+struct CostEstimate {
+  double seconds = 0, flops = 0, bytes = 0, temporaryBytes = 0;
+  int nests = 0;
+  std::string str() const;  // "1.23 ms (flops 4.1e+07, bytes 2.3e+07, temporaries 8 KB, 2 nests)"
+};
+CostEstimate estimateCost(const IndexTree& t, const InputStats& stats, const MachineModel& m);
+
+// One program auto considered: an association of every product chain and a fusion mode.
+struct AutoCandidate {
+  std::vector<std::string> associations;  // one per chain ("(S(i,k) * C(k,h)) * D(h,j)")
+  bool asWritten = true;                  // every chain associated as the program has it
+  FusionMode mode = FusionMode::React;
+  Program program;
+  IndexTree tree;
+  CostEstimate cost;
+  std::string rejected;  // why it cannot be built ("" = it can; then tree and cost are set)
+};
+struct AutoDecision {
+  std::vector<ProductChain> chains;
+  std::vector<AutoCandidate> candidates;
+  size_t chosen = 0;
+  InputStats stats;
+  MachineModel machine;
+  const AutoCandidate& choice() const { return candidates.at(chosen); }
+  std::string str() const;  // the report of `react-gen -print-decisions`
+};
+// Evaluates every association of every chain (chains of up to kMaxEnumeratedFactors factors;
+// longer ones keep their association) under none, maximal and react, and picks the cheapest
+// estimate (ties: the earlier candidate, as-written first, react before none before maximal).
+// Throws react::Error when a csr input has no statistics.
+constexpr int kMaxEnumeratedFactors = 6;
+AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
 
 }  // namespace react

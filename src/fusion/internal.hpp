@@ -33,4 +33,11 @@ std::optional<std::string> sparseReadPattern(const IndexTree& t, const std::stri
 IndexTree rewriteSingleStatementChains(
     const IndexTree& t, const std::function<std::vector<Statement>(IndexTree&, const Statement&)>& rewrite);
 
+// cost.cpp: "N<INDEX>" for an index's extent; a monomial; the trip-count symbols of the loops on
+// `path` (a sparse loop replaces its row index's extent by nnz of its pattern); operators in `e`.
+std::string extentSymbol(const std::string& index);
+Polynomial monomial(std::vector<std::string> symbols, double coeff);
+std::vector<std::string> tripSymbols(const TreePath& path);
+int operatorCount(const Expr& e);
+
 }  // namespace react::fusion

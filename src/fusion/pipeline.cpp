@@ -7,7 +7,8 @@ FusionMode parseFusionMode(const std::string& s) {
   if (s == "none") return FusionMode::None;
   if (s == "maximal") return FusionMode::Maximal;
   if (s == "react") return FusionMode::React;
-  throw Error("unknown fusion mode '" + s + "' (expected none, maximal or react)");
+  if (s == "auto") return FusionMode::Auto;
+  throw Error("unknown fusion mode '" + s + "' (expected none, maximal, react or auto)");
 }
 
 std::string toString(FusionMode m) {
@@ -15,11 +16,14 @@ std::string toString(FusionMode m) {
     case FusionMode::None: return "none";
     case FusionMode::Maximal: return "maximal";
     case FusionMode::React: return "react";
+    case FusionMode::Auto: return "auto";
   }
   return "?";
 }
 
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode) {
+  if (mode == FusionMode::Auto)
+    throw Error("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
   using Pass = IndexTree (*)(const IndexTree&);
   std::vector<std::pair<std::string, Pass>> passes;
   if (mode == FusionMode::Maximal) passes = {{"maximal-fusion", maximalFusion}};

@@ -42,6 +42,9 @@ struct TensorDecl {
   // For sparse tensors: the input whose CSR structure (rowptr, col) this tensor shares. A sparse
   // result computed at the stored entries of S has pattern "S"; an input's pattern is itself.
   std::string pattern;
+  // A compiler temporary holding a product the user grouped with parentheses (operator form):
+  // re-association treats it as one factor.
+  bool grouped = false;
   int rank() const { return static_cast<int>(shape.size()); }
 };
 
@@ -86,6 +89,9 @@ struct ExprNode {
   ReduceOp reduceOp = ReduceOp::Sum;        // Reduce only
   std::vector<std::string> reduceIndices;   // Reduce only
   SourcePos pos;
+  // Operator form: a product the user wrote in parentheses (`(B @ C) @ D`). Its temporary is
+  // marked TensorDecl::grouped, which fixes the association (docs/semantics.md, "Association").
+  bool grouped = false;
 };
 
 Expr access(std::string tensor, std::vector<std::string> indices, SourcePos pos = {});
@@ -167,6 +173,40 @@ std::vector<Statement> parseIndexNotationStatements(const std::string& text);
 // Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
 // the program and infers shapes and formats (see docs/semantics.md). Throws react::Error.
 Program splitStatements(const Program& p);
+
+// ---------------------------------------------------------------------------------------------
+// Association of product chains (docs/semantics.md, "Association"). A product chain is a product
+// of three or more factors that the split computes through compiler temporaries used once each:
+// `A(i,j) = S(i,k) * C(k,h) * D(h,j)` splits into `T0(i,h) = S(i,k) * C(k,h); A(i,j) = T0(i,h) * D(h,j)`.
+// The split associates left to right; every binary tree over the factors, in their order,
+// computes the same sum of products. A temporary marked `grouped` (parentheses in the operator
+// form) is one factor.
+struct Association;
+struct ProductChain {
+  size_t root = 0;                  // the statement that assigns the chain's result
+  std::vector<size_t> statements;   // every statement of the chain in program order (root last)
+  std::vector<Expr> factors;        // the leaves, left to right
+  std::string str() const;          // "S(i,k) * C(k,h) * D(h,j)"
+};
+// A binary tree over a chain's factors: a leaf is factor number `factor`; an inner node has two
+// parts, each over a contiguous run of factors.
+struct Association {
+  int factor = -1;
+  std::vector<Association> parts;  // empty for a leaf, else two
+  std::string str(const ProductChain& chain) const;  // "(S(i,k) * C(k,h)) * D(h,j)"
+  bool operator==(const Association& o) const { return factor == o.factor && parts == o.parts; }
+};
+// The product chains of a split program, in program order of their roots.
+std::vector<ProductChain> productChains(const Program& p);
+// How the program associates a chain now.
+Association currentAssociation(const Program& p, const ProductChain& chain);
+// Every association of `factors` factors (Catalan(factors - 1) trees), left-to-right one first.
+std::vector<Association> allAssociations(int factors);
+// `p` with chains[c] computed as orders[c]: the chains' temporaries are replaced by new ones,
+// placed where the chain's root was; the result is checked and its formats inferred again.
+// Throws react::Error when that program is not supported (e.g. a csr operand spread over a
+// temporary that would need a dense result).
+Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
 
 // ---------------------------------------------------------------------------------------------
 // C++ API in the spirit of TACO:

@@ -99,6 +99,7 @@ Program finishProgram(const SplitResult& split) {
     else
       d.role = checked.assigned.count(name) ? TensorRole::Output : TensorRole::Input;
     d.pattern = d.role == TensorRole::Input && isCsr(d) ? name : "";
+    d.grouped = d.role == TensorRole::Temporary && (split.grouped.count(name) || d.grouped);
     out.tensors[name] = d;
   }
   FormatInference formats(out, p);

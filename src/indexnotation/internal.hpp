@@ -41,6 +41,7 @@ CheckedProgram checkProgram(const Program& p);
 struct SplitResult {
   Program program;  // tensors and indexSizes copied from the input
   std::set<std::string> temporaries;
+  std::set<std::string> grouped;  // temporaries of products the user parenthesised
   std::vector<int> origin;
 };
 SplitResult splitOnly(const Program& p);

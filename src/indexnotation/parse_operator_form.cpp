@@ -103,7 +103,14 @@ class OperatorForm {
       case Syntax::Kind::Binary: {
         Value a = value(s.args[0]), b = value(s.args[1]);
         Op op = binaryOp(s.text);
-        return op == Op::Access ? matmul(a, b, s.pos) : broadcast(op, {a, b}, s);
+        Value v = op == Op::Access ? matmul(a, b, s.pos) : broadcast(op, {a, b}, s);
+        // A parenthesised product keeps its association (docs/semantics.md, "Association").
+        if (s.parenthesized && (op == Op::Access || op == Op::Mul)) {
+          auto grouped = std::make_shared<ExprNode>(*v.e);
+          grouped->grouped = true;
+          v.e = grouped;
+        }
+        return v;
       }
       case Syntax::Kind::Transpose: {
         Value v = value(s.args[0]);

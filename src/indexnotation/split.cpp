@@ -30,10 +30,11 @@ std::vector<std::string> without(const std::vector<std::string>& a, const std::v
   return out;
 }
 
-void flattenProduct(const Expr& e, std::vector<Expr>& out) {
-  if (e->op != Op::Mul) return out.push_back(e);
-  flattenProduct(e->args[0], out);
-  flattenProduct(e->args[1], out);
+// A product the user grouped with parentheses (below the top) stays one factor.
+void flattenProduct(const Expr& e, std::vector<Expr>& out, bool top = true) {
+  if (e->op != Op::Mul || (e->grouped && !top)) return out.push_back(e);
+  flattenProduct(e->args[0], out, false);
+  flattenProduct(e->args[1], out, false);
 }
 
 class Splitter {
@@ -83,7 +84,12 @@ class Splitter {
     return {idx, apply(e->op, leaves, e->pos), ReduceOp::Sum};
   }
 
-  Expr leaf(const Expr& e) { return isLeaf(e) ? e : temporary(compute(freeIndices(e), e)); }
+  Expr leaf(const Expr& e) {
+    if (isLeaf(e)) return e;
+    Expr t = temporary(compute(freeIndices(e), e));
+    if (e->grouped) out_.grouped.insert(t->tensor);
+    return t;
+  }
 
   // A sum over a product: each summed index is summed as soon as only one factor holds it;
   // otherwise the first two factors holding summed indices are contracted; factors without summed

@@ -136,6 +136,7 @@ class Parser {
       take();
       Syntax inner = expr();
       expect(Tok::RParen, "')'");
+      inner.parenthesized = true;
       return inner;
     }
     if (t.kind != Tok::Name) throw expected("an expression");

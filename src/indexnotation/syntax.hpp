@@ -41,6 +41,7 @@ struct Syntax {
   SourcePos pos;     // of the name, number or operator token
   std::vector<Syntax> args;
   int height = 1;
+  bool parenthesized = false;  // written inside '(' ')': the operator form keeps such products whole
 };
 
 struct SyntaxStatement {

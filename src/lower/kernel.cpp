@@ -16,7 +16,7 @@ void ensureKokkosInitialized() {
 
 Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
   Kernel k;
-  k.tree_ = fuse(p, options.fusion);
+  k.tree_ = fusedTree(p, options);
   k.loops_ = lowerToLoops(k.tree_);
   k.source_ = emitSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
@@ -32,7 +32,7 @@ std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, c
     Kernel& k = kernels[n];
     EmitOptions emit = options.emit;
     emit.functionName = options.emit.functionName + "_" + std::to_string(n);
-    k.tree_ = fuse(programs[n], options.fusion);
+    k.tree_ = fusedTree(programs[n], options);
     k.loops_ = lowerToLoops(k.tree_);
     k.source_ = emitSource(k.loops_, options.target, emit);
     source += k.source_;

@@ -4,6 +4,7 @@
 #include "fusion/fusion.hpp"
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -101,7 +102,20 @@ struct CompileOptions {
   Target target = Target::OpenMP;
   EmitOptions emit;
   JitOptions jit;
+  // Auto only: the inputs' statistics (inputStats(values); needed when the program has csr
+  // inputs) and the machine (default: machineModel(jit), measured once and stored).
+  std::optional<InputStats> stats;
+  std::optional<MachineModel> machine;
 };
+
+// --- fusion mode auto (choose.cpp, calibrate.cpp; docs/auto.md) --------------------------------
+// The tree Kernel::compile uses: fuse(p, options.fusion), or under Auto the choice of
+// decideFusion (then also stored in *decision when given).
+IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision = nullptr);
+// The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
+// <JIT cache dir>/machine-<threads>t.txt, or measured (about a second) and stored there.
+MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
+MachineModel calibrateMachine(const JitOptions& jit, int threads);  // measures, stores nothing
 
 class Kernel;
 // A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
@@ -117,6 +131,8 @@ struct BoundKernel {
 class Kernel {
  public:
   static Kernel compile(const Program& p, const CompileOptions& options = {});
+  // The same, with auto's statistics taken from the inputs it will run on (choose.cpp).
+  static Kernel compile(const Program& p, CompileOptions options, const TensorValues& inputs);
   // Many programs in one translation unit: one compiler run, one library (fast test suites).
   static std::vector<Kernel> compileBatch(const std::vector<Program>& programs, const CompileOptions& options = {});
   // Runs on host data; checks every input's presence, format and shape (react::Error otherwise).

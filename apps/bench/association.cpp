@@ -1,0 +1,37 @@
+// What react variants compile: the kernel as written, right-associated ("-right"), or auto's
+// choice for the matrix at hand.
+#include "bench/bench.hpp"
+
+#include <omp.h>
+
+namespace react::bench {
+namespace {
+
+// The association that nests every product to the right: F0 * (F1 * (F2 * ...)).
+Association rightmost(int factors, int first = 0) {
+  Association leaf;
+  leaf.factor = first;
+  if (factors == 1) return leaf;
+  Association a;
+  a.parts = {leaf, rightmost(factors - 1, first + 1)};
+  return a;
+}
+
+}  // namespace
+
+std::pair<Program, FusionMode> variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s,
+                                              const JitOptions& jit) {
+  Program p = kernelProgram(k, s);
+  if (v.fusion == FusionMode::Auto) {
+    AutoDecision d = decideFusion(p, inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads()));
+    return {d.choice().program, d.choice().mode};
+  }
+  if (!v.rightAssociated) return {p, v.fusion};
+  std::vector<ProductChain> chains = productChains(p);
+  if (chains.empty()) throw Error(k.label() + " has no product chain to associate otherwise");
+  std::vector<Association> orders;
+  for (const ProductChain& c : chains) orders.push_back(rightmost(static_cast<int>(c.factors.size())));
+  return {associate(p, chains, orders), v.fusion};
+}
+
+}  // namespace react::bench

@@ -1,0 +1,171 @@
+// The time model auto ranks candidates by (docs/auto.md): per top-level loop nest, the larger of
+// compute time and memory time, on as many threads as its outer loop has iterations.
+#include "fusion/internal.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace react {
+namespace {
+
+struct NestCost {
+  double vectorFlops = 0, reductionFlops = 0;
+  std::map<std::string, double> bytes;  // per tensor (or "<pattern> structure")
+  double width = 1;                     // iterations of the outer loop
+};
+
+std::map<std::string, int64_t> nnzOf(const InputStats& stats) {
+  std::map<std::string, int64_t> nnz;
+  for (const auto& [name, s] : stats.sparse) nnz[name] = s.nnz;
+  return nnz;
+}
+
+class Estimator {
+ public:
+  Estimator(const IndexTree& t, const InputStats& stats, const MachineModel& m)
+      : t_(t), stats_(stats), m_(m), nnz_(nnzOf(stats)), symbols_(costSymbols(t, nnz_)) {
+    for (const auto& [name, s] : t.tensors)
+      if (s.decl.format.isSparse() && !nnz_.count(s.decl.pattern))
+        throw Error("auto: no statistics for csr input '" + s.decl.pattern + "'");
+  }
+
+  CostEstimate run() {
+    CostEstimate e;
+    for (const TreeNode& top : t_.root.children) {
+      NestCost nest;
+      if (top.kind == NodeKind::Index) nest.width = symbols_.at(fusion::extentSymbol(top.loop.index));
+      TreePath path{&t_.root};
+      walk(top, path, nest);
+      double threads = std::max(1.0, std::min<double>(m_.threads, nest.width));
+      double bandwidth = m_.threads > 1 ? m_.bandwidth1 + (m_.bandwidth - m_.bandwidth1) * (threads - 1) / (m_.threads - 1)
+                                        : m_.bandwidth1;
+      double bytes = 0;
+      for (const auto& [name, b] : nest.bytes) bytes += b;
+      double compute = (nest.vectorFlops / m_.vectorFlops + nest.reductionFlops / m_.reductionFlops) / threads;
+      e.seconds += std::max(compute, bytes / bandwidth);
+      e.flops += nest.vectorFlops + nest.reductionFlops;
+      e.bytes += bytes;
+      ++e.nests;
+    }
+    e.temporaryBytes = 8 * analyzeCost(t_).temporarySize.evaluate(symbols_);
+    return e;
+  }
+
+ private:
+  void walk(const TreeNode& n, TreePath& path, NestCost& nest) {
+    if (n.kind == NodeKind::Compute) return compute(n, path, nest);
+    path.push_back(&n);
+    for (const TreeNode& c : n.children) walk(c, path, nest);
+    path.pop_back();
+  }
+
+  double evaluate(const std::vector<std::string>& symbols) const {
+    double v = 1;
+    for (const std::string& s : symbols) v *= symbols_.at(s);
+    return v;
+  }
+
+  // Bytes of `name` in memory (csr: its values; the structure is counted with the loops).
+  double storedBytes(const std::string& name) const {
+    const TensorStorage& s = t_.tensor(name);
+    if (s.decl.role == TensorRole::Temporary && s.shrunk()) return 0;  // per-row scratch, in cache
+    return 8.0 * static_cast<double>(t_.storedSize(name, nnz_));
+  }
+
+  void compute(const TreeNode& n, const TreePath& path, NestCost& nest) {
+    double trips = evaluate(fusion::tripSymbols(path));
+    std::vector<std::string> sparseCoordinates;
+    const TreeNode* innermost = nullptr;
+    for (const TreeNode* a : path) {
+      if (a->kind != NodeKind::Index) continue;
+      innermost = a;
+      if (a->loop.kind != LoopKind::Sparse) continue;
+      sparseCoordinates.push_back(a->loop.index);
+      const SparseStats& s = stats_.sparse.at(a->loop.pattern);
+      nest.bytes[a->loop.pattern + " structure"] = 4.0 * s.nnz + 8.0 * (s.rows + 1);
+    }
+    if (n.computeKind == ComputeKind::Compute) {
+      std::vector<std::string> reduced = n.stmt.reductionIndices();
+      bool sums = innermost && std::find(reduced.begin(), reduced.end(), innermost->loop.index) != reduced.end();
+      double flops = trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
+      (sums ? nest.reductionFlops : nest.vectorFlops) += flops;
+    }
+    auto touch = [&](const std::string& name, const std::vector<std::string>& indices) {
+      double bytes = storedBytes(name);
+      const TensorStorage& s = t_.tensor(name);
+      bool gathered = !s.decl.format.isSparse() && bytes > m_.cacheBytes &&
+                      std::any_of(indices.begin(), indices.end(), [&](const std::string& i) {
+                        return std::find(sparseCoordinates.begin(), sparseCoordinates.end(), i) != sparseCoordinates.end();
+                      });
+      // Rows gathered through a sparse loop are re-read from memory when they do not stay cached.
+      if (gathered) bytes = std::max(bytes, 8.0 * trips * (1.0 - m_.cacheBytes / bytes));
+      double& b = nest.bytes[name];
+      b = std::max(b, bytes);
+    };
+    touch(n.stmt.lhs, n.stmt.lhsIndices);
+    for (const ExprNode* a : accesses(n.stmt.rhs)) touch(a->tensor, a->indices);
+  }
+
+  const IndexTree& t_;
+  const InputStats& stats_;
+  const MachineModel& m_;
+  std::map<std::string, int64_t> nnz_;
+  std::map<std::string, double> symbols_;
+};
+
+std::string bytesText(double b) {
+  char buf[32];
+  if (b < 1024) std::snprintf(buf, sizeof buf, "%.0f B", b);
+  else if (b < 1048576) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
+  else if (b < 1073741824) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576);
+  else std::snprintf(buf, sizeof buf, "%.1f GiB", b / 1073741824);
+  return buf;
+}
+
+}  // namespace
+
+CostEstimate estimateCost(const IndexTree& t, const InputStats& stats, const MachineModel& m) {
+  if (m.bandwidth1 <= 0 || m.bandwidth <= 0 || m.vectorFlops <= 0 || m.reductionFlops <= 0)
+    throw Error("auto: the machine model has no measured rates");
+  return Estimator(t, stats, m).run();
+}
+
+std::string CostEstimate::str() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3g ms (flops %.3g, bytes %s, temporaries %s, %d nest%s)", seconds * 1e3, flops,
+                bytesText(bytes).c_str(), bytesText(temporaryBytes).c_str(), nests, nests == 1 ? "" : "s");
+  return buf;
+}
+
+std::string InputStats::str() const {
+  std::ostringstream out;
+  for (const auto& [name, s] : sparse)
+    out << (out.tellp() > 0 ? "; " : "") << name << ": " << s.rows << "x" << s.cols << ", nnz " << s.nnz
+        << ", longest row " << s.longestRow;
+  return out.str().empty() ? "no csr inputs" : out.str();
+}
+
+InputStats inputStats(const TensorValues& inputs) {
+  InputStats stats;
+  for (const auto& [name, value] : inputs) {
+    const CsrMatrix* m = std::get_if<CsrMatrix>(&value);
+    if (!m) continue;
+    SparseStats s{m->rows, m->cols, m->nnz(), 0};
+    for (int64_t r = 0; r < m->rows; ++r) s.longestRow = std::max(s.longestRow, m->rowptr[r + 1] - m->rowptr[r]);
+    stats.sparse[name] = s;
+  }
+  return stats;
+}
+
+std::string MachineModel::str() const {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); %.2f Gflop/s per thread in vector loops, %.2f in "
+                "sums; cache %s",
+                threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops / 1e9,
+                reductionFlops / 1e9, bytesText(cacheBytes).c_str());
+  return std::string(buf) + (source.empty() ? "" : " (" + source + ")");
+}
+
+}  // namespace react

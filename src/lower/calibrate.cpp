@@ -1,0 +1,155 @@
+// Machine rates for fusion mode auto (docs/auto.md): copy bandwidth, and the flop rates of the
+// two loop shapes generated kernels have (an in-cache axpy and an in-cache dot product), measured
+// once with kernels built by the JIT (same compiler and flags as generated code) and stored in
+// the JIT cache directory as machine-<threads>t.txt.
+#include "lower/lower.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace react {
+namespace {
+
+const char* kCalibrationSource = R"(#include <cstdint>
+#include <omp.h>
+struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
+// sizes: test (0 copy, 1 axpy, 2 dot), length, repetitions, threads
+extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
+  const int64_t test = s[0], n = s[1], reps = s[2];
+  double* a = t[0].vals;
+  double* b = t[1].vals;
+  if (test == 0) {
+#pragma omp parallel for schedule(static) num_threads((int)s[3])
+    for (int64_t i = 0; i < n; ++i) a[i] = b[i];
+  } else if (test == 1) {
+    for (int64_t r = 0; r < reps; ++r) {
+      const double f = b[r % n];
+      for (int64_t i = 0; i < n; ++i) a[i] += f * b[i];
+    }
+  } else {
+    double acc = 0;
+    for (int64_t r = 0; r < reps; ++r) {
+      for (int64_t i = 0; i < n; ++i) acc += a[i] * b[i];
+      a[r % n] += 1e-300;
+    }
+    b[0] += acc * 1e-300;
+  }
+}
+)";
+
+// The JIT's cache directory, by the rule jitCompile follows.
+std::string cacheDirectoryOf(const JitOptions& jit) {
+  if (!jit.cacheDir.empty()) return jit.cacheDir;
+  if (const char* d = std::getenv("REACT_CACHE_DIR"); d && *d) return d;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/react";
+}
+
+// The largest cache the OS reports for CPU 0 (sysfs), else sysconf's L3 or L2.
+double lastLevelCacheBytes() {
+  double best = 0;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
+    std::ifstream in(entry.path() / "size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    double v = std::atof(text.c_str());
+    char unit = text.back();
+    if (unit == 'K') v *= 1024;
+    if (unit == 'M') v *= 1048576;
+    best = std::max(best, v);
+  }
+  if (best > 0) return best;
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+    if (long v = sysconf(name); v > 0) return static_cast<double>(v);
+  throw Error("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
+}
+
+// Best of `trials` runs of one test, in seconds.
+double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
+                   int64_t reps, int threads, int trials) {
+  ReactTensor t[2] = {{a.data(), nullptr, nullptr, static_cast<int64_t>(a.size())},
+                      {b.data(), nullptr, nullptr, static_cast<int64_t>(b.size())}};
+  int64_t sizes[4] = {test, n, reps, threads};
+  double best = 1e30;
+  for (int r = 0; r < trials; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    f(t, sizes);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+std::string modelPath(const JitOptions& jit, int threads) {
+  return cacheDirectoryOf(jit) + "/machine-" + std::to_string(threads) + "t.txt";
+}
+
+}  // namespace
+
+MachineModel calibrateMachine(const JitOptions& jit, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  CompiledLibrary lib = jitCompile(kCalibrationSource, Target::OpenMP, jit, "react_calibrate");
+  MachineModel m;
+  m.threads = threads;
+  // Copy: two arrays of 32 Mi doubles (256 MiB together), well beyond any cache.
+  const int64_t big = int64_t{1} << 25;
+  std::vector<double> a(static_cast<size_t>(big), 1.0), b(static_cast<size_t>(big), 2.0);
+  m.bandwidth1 = 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, 1, 3);
+  m.bandwidth = threads == 1 ? m.bandwidth1
+                             : 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, threads, 3);
+  // Flops: 256 doubles (in L1), repeated to about 2e7 flops per trial.
+  const int64_t n = 256, reps = 40000;
+  std::vector<double> x(n, 0.5), y(n, 0.25);
+  m.vectorFlops = 2.0 * n * reps / bestSeconds(lib.function, x, y, 1, n, reps, 1, 5);
+  m.reductionFlops = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
+  m.cacheBytes = lastLevelCacheBytes();
+  m.source = "calibrated now";
+  return m;
+}
+
+MachineModel machineModel(const JitOptions& jit, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  std::string path = modelPath(jit, threads);
+  std::string compiler = compilerCommand(Target::OpenMP);
+  std::ifstream in(path);
+  std::map<std::string, std::string> fields;
+  for (std::string line; std::getline(in, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
+  const char* keys[] = {"bandwidth1", "bandwidth", "vector_flops", "reduction_flops", "cache_bytes"};
+  bool complete = fields["compiler"] == compiler;
+  for (const char* k : keys) complete = complete && std::atof(fields[k].c_str()) > 0;
+  if (complete) {
+    MachineModel m;
+    m.threads = threads;
+    m.bandwidth1 = std::atof(fields["bandwidth1"].c_str());
+    m.bandwidth = std::atof(fields["bandwidth"].c_str());
+    m.vectorFlops = std::atof(fields["vector_flops"].c_str());
+    m.reductionFlops = std::atof(fields["reduction_flops"].c_str());
+    m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
+    m.source = path;
+    return m;
+  }
+  MachineModel m = calibrateMachine(jit, threads);
+  std::filesystem::create_directories(cacheDirectoryOf(jit));
+  std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
+        << "compiler=" << compiler << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
+        << "\nbandwidth=" << m.bandwidth << "\nvector_flops=" << m.vectorFlops
+        << "\nreduction_flops=" << m.reductionFlops << "\ncache_bytes=" << m.cacheBytes << "\n";
+  }
+  std::filesystem::rename(tmp, path);
+  m.source = "calibrated now, stored in " + path;
+  return m;
+}
+
+}  // namespace react

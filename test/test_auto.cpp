@@ -1,0 +1,303 @@
+// Fusion mode auto: product chains and their associations, the order it picks as the sizes
+// change, its kernels against the interpreter (random programs and random chains), caching per
+// decision, the -print-decisions report and the errors.
+#include "fusion/fusion.hpp"
+#include "support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+using namespace react;
+using namespace react::test;
+
+namespace {
+
+// Fixed rates, so that decisions in these tests do not depend on the machine running them.
+MachineModel testMachine() {
+  MachineModel m;
+  m.threads = 2;
+  m.bandwidth1 = 8e9;
+  m.bandwidth = 12e9;
+  m.vectorFlops = 4e9;
+  m.reductionFlops = 1e9;
+  m.cacheBytes = 8e6;
+  m.source = "test";
+  return m;
+}
+
+// The same with memory far faster than arithmetic: decisions follow the flop counts.
+MachineModel flopBoundMachine() {
+  MachineModel m = testMachine();
+  m.bandwidth1 = m.bandwidth = 1e15;
+  return m;
+}
+
+// A = S @ C @ D with S n x m csr, C m x nh, D nh x nj.
+Program spmmChain(const std::string& text, int64_t n, int64_t m, int64_t nh, int64_t nj) {
+  Environment env;
+  env.declare("S", {n, m}, Format::csr());
+  env.declare("C", {m, nh}, Format::dense(2));
+  env.declare("D", {nh, nj}, Format::dense(2));
+  return parseProgram(text, env);
+}
+
+InputStats statsOf(int64_t n, int64_t m, int64_t nnz) {
+  InputStats s;
+  s.sparse["S"] = {n, m, nnz, std::min<int64_t>(m, nnz)};
+  return s;
+}
+
+// "A(i0,iN) = F0(i0,i1) * F1(i1,i2) * ...": 3-5 matrix factors, the first csr half of the time,
+// sometimes also an element-wise csr mask or dense factor over the result's indices.
+RandomProgram randomChain(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int lo, int hi) { return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  RandomProgram r;
+  int factors = static_cast<int>(pick(3, 5));
+  std::vector<int64_t> extent;
+  for (int f = 0; f <= factors; ++f) extent.push_back(pick(1, 6));
+  std::string rhs;
+  for (int f = 0; f < factors; ++f) {
+    std::string name = std::string(1, static_cast<char>('B' + f));
+    bool csr = (f == 0 || f == factors - 1) && pick(0, 1);
+    std::vector<int64_t> shape{extent[f], extent[f + 1]};
+    if (csr) {
+      r.env.declare(name, shape, Format::csr());
+      r.inputs[name] = randomCsr(shape[0], shape[1], 0.5, seed * 7 + f);
+    } else {
+      r.env.declare(name, shape, Format::dense(2));
+      r.inputs[name] = randomPositive(shape, seed * 7 + f);
+    }
+    rhs += (rhs.empty() ? "" : " * ") + name + "(i" + std::to_string(f) + ",i" + std::to_string(f + 1) + ")";
+  }
+  std::string out = "i0,i" + std::to_string(factors);
+  if (int64_t extra = pick(0, 2); extra > 0) {
+    std::vector<int64_t> shape{extent[0], extent[static_cast<size_t>(factors)]};
+    if (extra == 1) {
+      r.env.declare("M", shape, Format::csr());
+      r.inputs["M"] = randomCsr(shape[0], shape[1], 0.5, seed * 7 + 99);
+    } else {
+      r.env.declare("M", shape, Format::dense(2));
+      r.inputs["M"] = randomPositive(shape, seed * 7 + 99);
+    }
+    rhs = pick(0, 1) ? "M(" + out + ") * " + rhs : rhs + " * M(" + out + ")";
+  }
+  r.text = "A(" + out + ") = " + rhs;
+  return r;
+}
+
+}  // namespace
+
+// --- association -------------------------------------------------------------------------------
+
+TEST_CASE("association: product chains are free unless parenthesised in the operator form") {
+  CHECK(productChains(spmmChain("A = S @ C @ D", 6, 6, 4, 3)).size() == 1);
+  CHECK(productChains(spmmChain("A = (S @ C) @ D", 6, 6, 4, 3)).empty());
+  CHECK(productChains(spmmChain("A = S @ (C @ D)", 6, 6, 4, 3)).empty());
+  CHECK(productChains(spmmChain("A(i,j) = S(i,k) * C(k,h) * D(h,j)", 6, 6, 4, 3)).size() == 1);
+  // Index notation: parentheses do not fix the order.
+  CHECK(productChains(spmmChain("A(i,j) = S(i,k) * (C(k,h) * D(h,j))", 6, 6, 4, 3)).size() == 1);
+  // A grouped operand of a longer chain is one factor: (S @ C) @ D @ D.T has three.
+  Environment env;
+  env.declare("S", {6, 6}, Format::csr());
+  env.declare("C", {6, 4}, Format::dense(2));
+  env.declare("D", {4, 4}, Format::dense(2));
+  std::vector<ProductChain> chains = productChains(parseProgram("A = (S @ C) @ D @ D.T", env));
+  REQUIRE(chains.size() == 1);
+  CHECK(chains[0].factors.size() == 3);
+}
+
+TEST_CASE("association: Catalan many trees, the written one first") {
+  CHECK(allAssociations(3).size() == 2);
+  CHECK(allAssociations(4).size() == 5);
+  CHECK(allAssociations(6).size() == 42);
+  Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
+  ProductChain c = productChains(p).at(0);
+  CHECK(c.str() == "S(i,k) * C(k,h) * D(h,j)");
+  CHECK(currentAssociation(p, c).str(c) == "(S(i,k) * C(k,h)) * D(h,j)");
+  CHECK(allAssociations(3)[0].str(c) == "(S(i,k) * C(k,h)) * D(h,j)");
+  CHECK(allAssociations(3)[1].str(c) == "S(i,k) * (C(k,h) * D(h,j))");
+}
+
+TEST_CASE("association: the right association computes C @ D first and gives the same values") {
+  Program p = spmmChain("A = S @ C @ D", 7, 5, 4, 3);
+  std::vector<ProductChain> chains = productChains(p);
+  Program right = associate(p, chains, {allAssociations(3)[1]});
+  CHECK(right.str() == "T0(k,j) = C(k,h) * D(h,j)\nA(i,j) = S(i,k) * T0(k,j)\n");
+  CHECK(right.tensor("T0").role == TensorRole::Temporary);
+  TensorValues in{{"S", randomCsr(7, 5, 0.4, 1)}, {"C", randomPositive({5, 4}, 2)}, {"D", randomPositive({4, 3}, 3)}};
+  requireClose(p, interpret(buildIndexTree(right), in), interpret(buildIndexTree(p), in), "right association");
+}
+
+TEST_CASE("association: errors") {
+  Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
+  std::vector<ProductChain> chains = productChains(p);
+  Association leaf;
+  leaf.factor = 0;
+  CHECK_THROWS_AS(associate(p, chains, {}), Error);
+  CHECK_THROWS_AS(associate(p, chains, {leaf}), Error);
+  Association twice;
+  twice.parts = {leaf, leaf};
+  CHECK_THROWS_AS(associate(p, chains, {twice}), Error);
+}
+
+// --- the choice ----------------------------------------------------------------------------------
+
+TEST_CASE("auto: the order of S @ C @ D flips with NH and NJ as the flop counts say") {
+  // (S@C)@D: 2*nnz*NH + 2*n*NH*NJ; S@(C@D): 2*m*NH*NJ + 2*nnz*NJ (n = m here).
+  AutoDecision wide = decideFusion(spmmChain("A = S @ C @ D", 2000, 2000, 256, 16), statsOf(2000, 2000, 20000), testMachine());
+  CHECK(wide.choice().associations.at(0) == "S(i,k) * (C(k,h) * D(h,j))");
+  CHECK_FALSE(wide.choice().asWritten);
+  AutoDecision narrow = decideFusion(spmmChain("A = S @ C @ D", 2000, 2000, 16, 256), statsOf(2000, 2000, 20000), testMachine());
+  CHECK(narrow.choice().associations.at(0) == "(S(i,k) * C(k,h)) * D(h,j)");
+  CHECK(narrow.choice().asWritten);
+  // Same sizes, the order flips with nnz when S is short and wide:
+  // left - right = 2*nnz*(NH - NJ) + 2*NH*NJ*(n - m).
+  Program p = spmmChain("A = S @ C @ D", 10, 1000, 8, 4);
+  CHECK(decideFusion(p, statsOf(10, 1000, 100), flopBoundMachine()).choice().asWritten);
+  CHECK_FALSE(decideFusion(p, statsOf(10, 1000, 9000), flopBoundMachine()).choice().asWritten);
+  // A forced order is kept: only the three modes are candidates.
+  AutoDecision forced = decideFusion(spmmChain("A = (S @ C) @ D", 2000, 2000, 256, 16), statsOf(2000, 2000, 20000), testMachine());
+  CHECK(forced.candidates.size() == 3);
+  CHECK(forced.chains.empty());
+}
+
+TEST_CASE("auto: SDDMM keeps react's sparse propagation, the dense product is far costlier") {
+  Environment env;
+  env.declare("S", {3000, 3000}, Format::csr());
+  env.declare("B", {3000, 64}, Format::dense(2));
+  env.declare("C", {64, 3000}, Format::dense(2));
+  AutoDecision d = decideFusion(parseProgram("A(i,j) = S(i,j) * B(i,k) * C(k,j)", env), statsOf(3000, 3000, 30000), testMachine());
+  CHECK(toString(d.choice().mode) == "react");
+  CHECK(d.choice().asWritten);
+  CHECK(d.candidates.size() == 6);
+}
+
+TEST_CASE("auto: errors") {
+  Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
+  CHECK_THROWS_WITH_AS(decideFusion(p, InputStats{}, testMachine()),
+                       "auto: no statistics for csr input 'S' (give its values, or its nnz)", Error);
+  CHECK_THROWS_WITH_AS(fuse(p, FusionMode::Auto),
+                       "fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice", Error);
+  CHECK_THROWS_AS(decideFusion(p, statsOf(6, 6, 10), MachineModel{}), Error);
+  CHECK(toString(parseFusionMode("auto")) == "auto");
+}
+
+// --- differential --------------------------------------------------------------------------------
+
+TEST_CASE("differential: every auto candidate equals the unfused tree (random programs and chains)") {
+  int chainsSeen = 0, reassociated = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    RandomProgram r = seed % 2 ? randomProgram(seed + 9000, 4) : randomChain(seed);
+    INFO("seed " << seed << "\n" << r.text);
+    Program p = parseProgram(r.text, r.env);
+    TensorValues want = interpret(buildIndexTree(p), r.inputs);
+    AutoDecision d = decideFusion(p, inputStats(r.inputs), testMachine());
+    chainsSeen += !d.chains.empty();
+    reassociated += !d.choice().asWritten;
+    for (const AutoCandidate& c : d.candidates) {
+      if (!c.rejected.empty()) continue;
+      INFO(toString(c.mode) << "\n" << c.program.str());
+      requireClose(p, interpret(c.tree, r.inputs), want, "candidate");
+    }
+  }
+  MESSAGE(chainsSeen << " programs with chains, " << reassociated << " re-associated");
+  CHECK(chainsSeen > 150);
+  CHECK(reassociated > 10);
+}
+
+TEST_CASE("differential: auto's OpenMP kernels equal the interpreter (random programs and chains)") {
+  std::map<FusionMode, std::vector<Program>> programs;
+  std::map<FusionMode, std::vector<RandomProgram>> cases;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RandomProgram r = seed % 2 ? randomProgram(seed + 7000, 4) : randomChain(seed + 500);
+    AutoDecision d = decideFusion(parseProgram(r.text, r.env), inputStats(r.inputs), testMachine());
+    programs[d.choice().mode].push_back(d.choice().program);
+    cases[d.choice().mode].push_back(r);
+  }
+  for (const auto& [mode, ps] : programs) {
+    CompileOptions o;
+    o.fusion = mode;
+    o.jit = testCache();
+    std::vector<Kernel> kernels = Kernel::compileBatch(ps, o);
+    for (size_t n = 0; n < ps.size(); ++n) {
+      const RandomProgram& r = cases[mode][n];
+      INFO(toString(mode) << "\n" << r.text << "\n" << kernels[n].source());
+      Program original = parseProgram(r.text, r.env);
+      requireClose(original, kernels[n].run(r.inputs), interpret(buildIndexTree(original), r.inputs), "auto kernel");
+    }
+  }
+}
+
+// --- caching per decision --------------------------------------------------------------------------
+
+TEST_CASE("auto: kernels are cached per decision, new statistics recompile only when it changes") {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / ("react-auto-cache-" + std::to_string(getpid()))).string();
+  fs::remove_all(dir);
+  CompileOptions o;
+  o.fusion = FusionMode::Auto;
+  o.jit.cacheDir = dir;
+  o.machine = flopBoundMachine();
+  Program p = spmmChain("A = S @ C @ D", 10, 1000, 8, 4);
+  o.stats = statsOf(10, 1000, 100);
+  Kernel first = Kernel::compile(p, o);
+  CHECK_FALSE(first.library().cacheHit);
+  o.stats = statsOf(10, 1000, 300);  // other statistics, same decision: the same kernel
+  Kernel same = Kernel::compile(p, o);
+  CHECK(same.library().cacheHit);
+  CHECK(same.source() == first.source());
+  o.stats = statsOf(10, 1000, 9000);  // the order flips: a new kernel
+  Kernel flipped = Kernel::compile(p, o);
+  CHECK_FALSE(flipped.library().cacheHit);
+  CHECK(flipped.source() != first.source());
+  // Statistics from the inputs themselves (Kernel::compile with inputs), and the result.
+  TensorValues in{{"S", randomCsr(10, 1000, 0.9, 4)}, {"C", randomPositive({1000, 8}, 5)}, {"D", randomPositive({8, 4}, 6)}};
+  o.stats.reset();
+  Kernel fromInputs = Kernel::compile(p, o, in);
+  o.stats = inputStats(in);
+  CHECK(fromInputs.source() == Kernel::compile(p, o).source());
+  requireClose(p, fromInputs.run(in), interpret(buildIndexTree(p), in), "auto kernel");
+  fs::remove_all(dir);
+}
+
+// --- react-gen -------------------------------------------------------------------------------------
+
+TEST_CASE("react-gen -fusion=auto -print-decisions: candidates, costs, the choice") {
+  std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
+  std::string cache = " -cache-dir=" + testCache().cacheDir;
+  std::string cora = " -i=S:" + sharedMatrixDir() + "/cora.mtx";
+  CommandResult r = runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:256 -d=j:16 -fusion=auto -print-decisions" +
+                               cache + " 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("auto: 6 candidates\n") == 0);
+  CHECK(r.output.find("inputs:  S: 2708x2708, nnz 10556, longest row 168") != std::string::npos);
+  CHECK(r.output.find("machine: ") != std::string::npos);
+  CHECK(r.output.find("chain 1: S(i,k) * C(k,h) * D(h,j)\n") != std::string::npos);
+  CHECK(r.output.find("(S(i,k) * C(k,h)) * D(h,j) (as written)") != std::string::npos);
+  CHECK(r.output.find("\n*") != std::string::npos);
+  CHECK(r.output.find("S(i,k) * (C(k,h) * D(h,j))  ") != std::string::npos);
+  CHECK(r.output.find("choice: ") != std::string::npos);
+  CHECK(r.output.find("re-associated") != std::string::npos);
+  // Runs, and agrees with react mode on the result.
+  std::string out = testCache().cacheDir + "/auto-a.mtx", ref = testCache().cacheDir + "/react-a.mtx";
+  CHECK(runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:32 -d=j:4 -fusion=auto -o=A:" + out + cache).status == 0);
+  CHECK(runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:32 -d=j:4 -fusion=react -o=A:" + ref + cache).status == 0);
+  CHECK(relativeError(readMatrixMarket(out), readMatrixMarket(ref)) < 1e-12);
+}
+
+TEST_CASE("react-gen: auto's errors name the cause") {
+  std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
+  CommandResult a = runCommand(gen + " 'A = S @ C' -f=S:csr -d=i:4 -d=k:4 -d=j:4 -print-decisions 2>&1");
+  CHECK(a.status == 1);
+  CHECK(a.output == "react-gen: argument '-print-decisions': needs -fusion=auto\n");
+  CommandResult b = runCommand(gen + " 'A = S @ C' -f=S:csr -f=C:dense -d=i:4 -d=k:4 -d=j:4 -fusion=auto -print-tree -cache-dir=" +
+                               testCache().cacheDir + " 2>&1");
+  CHECK(b.status == 1);
+  CHECK(b.output == "react-gen: auto: no statistics for csr input 'S' (give its values, or its nnz)\n");
+}
