@@ -43,7 +43,7 @@ struct TensorDecl {
   // result computed at the stored entries of S has pattern "S"; an input's pattern is itself.
   std::string pattern;
   // A compiler temporary holding a product the user grouped with parentheses (operator form):
-  // re-association treats it as one factor.
+  // re-association treats it as one factor. Not compared by operator== (the value is the same).
   bool grouped = false;
   int rank() const { return static_cast<int>(shape.size()); }
 };
@@ -142,7 +142,7 @@ struct Program {
   std::vector<std::string> outputs() const;
   std::string str() const;  // one statement per line; parseIndexNotation(str()) gives it back
 };
-// Same tensors (all fields), index sizes and statements.
+// Same tensors (all fields but `grouped`), index sizes and statements.
 bool operator==(const Program& a, const Program& b);
 inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 

@@ -26,7 +26,7 @@ bool operator==(const Statement& a, const Statement& b) {
 
 bool operator==(const TensorDecl& a, const TensorDecl& b) {
   return a.name == b.name && a.shape == b.shape && a.format == b.format && a.role == b.role &&
-         a.pattern == b.pattern && a.grouped == b.grouped;
+         a.pattern == b.pattern;  // `grouped` constrains auto's choice, not the value: not compared
 }
 
 const TensorDecl& Program::tensor(const std::string& name) const {
