@@ -260,6 +260,7 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
       omp_set_num_threads(threads);
       Row r{m.name, s.rows, s.cols, s.nnz(), k.name, k.dims, v.name, threads, 1, p.cannotRun.empty() ? "ok" : p.cannotRun, "",
             {}, work, p.performedFlops, bandwidth.at(threads)};
+      r.note = p.note;
       std::string item = m.name + " " + k.label() + " " + v.name + " t=" + std::to_string(threads);
       progress.show(item);
       if (p.instance && measured && !p.instance->followsOpenMPThreads()) {

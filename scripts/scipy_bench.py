@@ -24,6 +24,7 @@ def parse_args():
     p.add_argument("--budget", type=float, default=2.0, help="seconds of timed runs per item at most")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads (SciPy's sparse products use one)")
     p.add_argument("--max-temp-gb", type=float, default=4.0, help="refuse kernels whose dense temporaries exceed this")
+    p.add_argument("--max-flops", type=float, default=6e10, help="refuse kernels performing more flops per run")
     p.add_argument("--csv", required=True)
     return p.parse_args()
 
@@ -80,28 +81,29 @@ def kernels(names, ks, nh, nj):
 
 
 def variants(name, s, p, rng):
-    """(variant name, function, dense temporary bytes, useful flops) for one kernel."""
+    """(variant name, function, dense temporary bytes, useful flops, performed flops) for one kernel."""
     n, m, nnz = s.shape[0], s.shape[1], s.nnz
     if name == "sddmm":
         k = p["k"]
         b, c = rng.random((n, k)), rng.random((k, m))
         # A SciPy user masks the dense product: S.multiply(B @ C) (a csr result with S's pattern).
-        return [("scipy", lambda: s.multiply(b @ c).tocsr(), 8.0 * n * m, nnz * (2 * k + 1))]
+        return [("scipy", lambda: s.multiply(b @ c).tocsr(), 8.0 * n * m, nnz * (2 * k + 1), 2.0 * n * m * k)]
     if name == "spmm_mm":
         nh, nj = p["nh"], p["nj"]
         c, d = rng.random((m, nh)), rng.random((nh, nj))
-        return [("scipy-left", lambda: (s @ c) @ d, 8.0 * n * nh, 2 * nnz * nh + 2 * n * nh * nj),
-                ("scipy-right", lambda: s @ (c @ d), 8.0 * m * nj, 2 * nnz * nh + 2 * n * nh * nj)]
+        work = 2 * nnz * nh + 2 * n * nh * nj
+        return [("scipy-left", lambda: (s @ c) @ d, 8.0 * n * nh, work, work),
+                ("scipy-right", lambda: s @ (c @ d), 8.0 * m * nj, work, 2 * m * nh * nj + 2 * nnz * nj)]
     pos = s.copy()
     pos.data = 0.5 + rng.random(nnz)
     if name == "norm_row":
-        return [("scipy", lambda: sp.diags(1.0 / np.asarray(pos.sum(axis=1)).ravel()) @ pos, 0.0, 2 * nnz)]
+        return [("scipy", lambda: sp.diags(1.0 / np.asarray(pos.sum(axis=1)).ravel()) @ pos, 0.0, 2 * nnz, 2 * nnz)]
 
     def softmax():
         e = pos.copy()
         e.data = np.exp(e.data)
         return sp.diags(1.0 / np.asarray(e.sum(axis=1)).ravel()) @ e
-    return [("scipy", softmax, 0.0, 3 * nnz)]
+    return [("scipy", softmax, 0.0, 3 * nnz, 3 * nnz)]
 
 
 def main():
@@ -118,15 +120,19 @@ def main():
             mname = os.path.splitext(os.path.basename(f))[0]
             for name, dims, p in kernels(names, ks, ARGS.nh, ARGS.nj):
                 rng = np.random.default_rng(1)
-                for vname, run, temp, flops in variants(name, s, p, rng):
+                for vname, run, temp, flops, performed in variants(name, s, p, rng):
                     base = [mname, s.shape[0], s.shape[1], s.nnz, name, dims, vname, ARGS.threads, ARGS.threads]
+                    note = ""
                     if temp > ARGS.max_temp_gb * 1e9:
                         note = "cannot run: needs %.1f GB of dense temporaries" % (temp / 1e9)
-                        out.write(",".join(map(str, base + ["cannot run", 0, "", "", "", "", "", "", flops, "", "", "", note])) + "\n")
+                    elif performed > ARGS.max_flops:
+                        note = "cannot run: performs %.2g flops per run" % performed
+                    if note:
+                        out.write(",".join(map(str, base + ["cannot run", 0, "", "", "", "", "", "", flops, "", performed, "", note])) + "\n")
                         continue
                     median, lo, hi, runs = timed(run, ARGS.reps, ARGS.budget)
                     row = base + ["ok", runs, "%.6g" % median, "%.6g" % lo, "%.6g" % hi, "%.6g" % (flops / median / 1e9),
-                                  "", "", "%.6g" % flops, "", "", "", ""]
+                                  "", "", "%.6g" % flops, "", "%.6g" % performed, "", ""]
                     out.write(",".join(map(str, row)) + "\n")
                     out.flush()
                     print("%s %s %s %s: %.4g s" % (mname, name, dims, vname, median), file=sys.stderr)

@@ -59,8 +59,12 @@ const std::vector<std::string>& variantNames();  // every variant, in report ord
 // The program a react variant compiles for `s` and the mode it compiles it in: the kernel's own
 // program, its right-associated form ("-right"), or auto's choice for s's statistics. Throws
 // react::Error for "-right" on a kernel without a product chain.
-std::pair<Program, FusionMode> variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s,
-                                              const JitOptions& jit);
+struct VariantProgram {
+  Program program;
+  FusionMode mode = FusionMode::React;
+  std::string choice;  // auto: "auto chose react, S(i,k) * (C(k,h) * D(h,j))"
+};
+VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit);
 // A comma list of variant names, or "all"; throws react::Error naming an unknown variant.
 std::vector<VariantSpec> parseVariants(const std::string& list);
 
@@ -88,6 +92,9 @@ struct Prepared {
   std::unique_ptr<Instance> instance;
   std::string cannotRun;
   double performedFlops = 0;  // what this variant computes (its redundancy included)
+  // react variants: the kernel's library file (variants with the same file run the same code)
+  // and, for auto, what it chose; the row's note
+  std::string note;
 };
 
 // react's kernels, compiled once per (kernel, variant) on first use (the JIT caches on disk);
@@ -95,7 +102,7 @@ struct Prepared {
 class ReactKernels {
  public:
   explicit ReactKernels(JitOptions jit) : jit_(std::move(jit)) {}
-  const Kernel& get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s);
+  const Kernel& get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice = nullptr);
   double compileSeconds() const { return compileSeconds_; }
 
  private:

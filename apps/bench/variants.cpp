@@ -55,8 +55,9 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
   return specs;
 }
 
-const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s) {
-  auto [program, mode] = variantProgram(k, v, s, jit_);
+const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice) {
+  auto [program, mode, chose] = variantProgram(k, v, s, jit_);
+  if (choice) *choice = chose;
   // Auto's kernel is per decision: matrices with the same choice share it.
   std::string key = k.label() + "/" + v.name + (v.fusion == FusionMode::Auto ? "/" + toString(mode) + "/" + program.str() : "");
   std::unique_ptr<Kernel>& slot = kernels_[key];
@@ -135,7 +136,9 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
     p.cannotRun = "cannot run: no product chain to associate otherwise";
     return p;
   }
-  const Kernel& kernel = kernels.get(k, v, s);
+  const Kernel& kernel = kernels.get(k, v, s, &p.note);
+  std::string library = kernel.library().libraryPath;
+  p.note += (p.note.empty() ? "" : "; ") + std::string("kernel ") + library.substr(library.find_last_of('/') + 1);
   IndexTree tree = kernel.tree();
   tree.indexSizes = kernel.sizesFor(inputs);
   std::map<std::string, double> symbols = costSymbols(tree, {{"S", s.nnz()}});

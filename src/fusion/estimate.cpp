@@ -3,6 +3,7 @@
 #include "fusion/internal.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -10,7 +11,7 @@ namespace react {
 namespace {
 
 struct NestCost {
-  double vectorFlops = 0, reductionFlops = 0;
+  double flops = 0, seconds = 0;  // compute time on one thread
   std::map<std::string, double> bytes;  // per tensor (or "<pattern> structure")
   double width = 1;                     // iterations of the outer loop
 };
@@ -42,9 +43,8 @@ class Estimator {
                                         : m_.bandwidth1;
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
-      double compute = (nest.vectorFlops / m_.vectorFlops + nest.reductionFlops / m_.reductionFlops) / threads;
-      e.seconds += std::max(compute, bytes / bandwidth);
-      e.flops += nest.vectorFlops + nest.reductionFlops;
+      e.seconds += std::max(nest.seconds / threads, bytes / bandwidth);
+      e.flops += nest.flops;
       e.bytes += bytes;
       ++e.nests;
     }
@@ -89,7 +89,14 @@ class Estimator {
       std::vector<std::string> reduced = n.stmt.reductionIndices();
       bool sums = innermost && std::find(reduced.begin(), reduced.end(), innermost->loop.index) != reduced.end();
       double flops = trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
-      (sums ? nest.reductionFlops : nest.vectorFlops) += flops;
+      double length = 1;
+      if (innermost && innermost->loop.kind == LoopKind::Dense) length = symbols_.at(fusion::extentSymbol(innermost->loop.index));
+      if (innermost && innermost->loop.kind == LoopKind::Sparse) {
+        const SparseStats& s = stats_.sparse.at(innermost->loop.pattern);
+        length = s.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(s.rows) : 1;
+      }
+      nest.flops += flops;
+      nest.seconds += flops / (sums ? m_.reductionRate(length) : m_.vectorRate(length));
     }
     auto touch = [&](const std::string& name, const std::vector<std::string>& indices) {
       double bytes = storedBytes(name);
@@ -125,9 +132,29 @@ std::string bytesText(double b) {
 
 }  // namespace
 
+namespace {
+
+// Rate at `length` iterations from rates at MachineModel::kRateLengths, interpolated on log2.
+double rateAt(const std::array<double, 4>& rates, double length) {
+  const int* at = MachineModel::kRateLengths;
+  if (length <= at[0]) return rates[0];
+  for (size_t n = 1; n < rates.size(); ++n)
+    if (length <= at[n]) {
+      double f = (std::log2(length) - std::log2(at[n - 1])) / (std::log2(at[n]) - std::log2(at[n - 1]));
+      return rates[n - 1] + f * (rates[n] - rates[n - 1]);
+    }
+  return rates.back();
+}
+
+}  // namespace
+
+double MachineModel::vectorRate(double length) const { return rateAt(vectorFlops, length); }
+double MachineModel::reductionRate(double length) const { return rateAt(reductionFlops, length); }
+
 CostEstimate estimateCost(const IndexTree& t, const InputStats& stats, const MachineModel& m) {
-  if (m.bandwidth1 <= 0 || m.bandwidth <= 0 || m.vectorFlops <= 0 || m.reductionFlops <= 0)
-    throw Error("auto: the machine model has no measured rates");
+  bool rates = m.bandwidth1 > 0 && m.bandwidth > 0;
+  for (size_t n = 0; n < m.vectorFlops.size(); ++n) rates = rates && m.vectorFlops[n] > 0 && m.reductionFlops[n] > 0;
+  if (!rates) throw Error("auto: the machine model has no measured rates");
   return Estimator(t, stats, m).run();
 }
 
@@ -159,12 +186,13 @@ InputStats inputStats(const TensorValues& inputs) {
 }
 
 std::string MachineModel::str() const {
-  char buf[320];
+  char buf[400];
   std::snprintf(buf, sizeof buf,
-                "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); %.2f Gflop/s per thread in vector loops, %.2f in "
-                "sums; cache %s",
-                threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops / 1e9,
-                reductionFlops / 1e9, bytesText(cacheBytes).c_str());
+                "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); Gflop/s per thread in loops of 4/16/64/256: "
+                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s",
+                threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops[0] / 1e9,
+                vectorFlops[1] / 1e9, vectorFlops[2] / 1e9, vectorFlops[3] / 1e9, reductionFlops[0] / 1e9,
+                reductionFlops[1] / 1e9, reductionFlops[2] / 1e9, reductionFlops[3] / 1e9, bytesText(cacheBytes).c_str());
   return std::string(buf) + (source.empty() ? "" : " (" + source + ")");
 }
 

@@ -4,6 +4,7 @@
 
 #include "indextree/indextree.hpp"
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -93,17 +94,23 @@ struct MachineModel {
   int threads = 1;              // threads kernels run with
   double bandwidth1 = 0;        // copy bandwidth of one thread, bytes/s (reads + writes)
   double bandwidth = 0;         // copy bandwidth of `threads` threads, bytes/s
-  double vectorFlops = 0;       // flop/s of one thread in an in-cache loop without a reduction
-  double reductionFlops = 0;    // flop/s of one thread in an in-cache sum (a dot product)
+  // flop/s of one thread in in-cache loops of kRateLengths iterations: without a reduction (an
+  // axpy) and summing (a dot product). Other lengths interpolate (log scale), beyond the ends
+  // take the end's rate.
+  static constexpr int kRateLengths[4] = {4, 16, 64, 256};
+  std::array<double, 4> vectorFlops{}, reductionFlops{};
   double cacheBytes = 0;        // last-level cache
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
+  double vectorRate(double length) const;
+  double reductionRate(double length) const;
   std::string str() const;
 };
 
 // Estimated time of a tree on inputs with `stats`: each top-level loop nest takes
 // max(flops / rate, bytes / bandwidth) on min(threads, iterations of its outer loop) threads;
 // flops are counted by analyzeCost's rule, at the reduction rate where the innermost loop sums
-// and the vector rate elsewhere; bytes are each tensor the nest touches once (shrunk temporaries
+// and the vector rate elsewhere, for the innermost loop's length (a sparse loop: the pattern's
+// average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
 struct CostEstimate {
   double seconds = 0, flops = 0, bytes = 0, temporaryBytes = 0;

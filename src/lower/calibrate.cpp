@@ -105,11 +105,13 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
   m.bandwidth1 = 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, 1, 3);
   m.bandwidth = threads == 1 ? m.bandwidth1
                              : 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, threads, 3);
-  // Flops: 256 doubles (in L1), repeated to about 2e7 flops per trial.
-  const int64_t n = 256, reps = 40000;
-  std::vector<double> x(n, 0.5), y(n, 0.25);
-  m.vectorFlops = 2.0 * n * reps / bestSeconds(lib.function, x, y, 1, n, reps, 1, 5);
-  m.reductionFlops = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
+  // Flops: loops of 4 to 256 doubles (in L1), repeated to about 1e7 flops per trial.
+  for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
+    const int64_t n = MachineModel::kRateLengths[l], reps = 5000000 / n;
+    std::vector<double> x(static_cast<size_t>(n), 0.5), y(static_cast<size_t>(n), 0.25);
+    m.vectorFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 1, n, reps, 1, 5);
+    m.reductionFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
+  }
   m.cacheBytes = lastLevelCacheBytes();
   m.source = "calibrated now";
   return m;
@@ -123,16 +125,23 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  const char* keys[] = {"bandwidth1", "bandwidth", "vector_flops", "reduction_flops", "cache_bytes"};
+  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes"};
+  for (int length : MachineModel::kRateLengths) {
+    keys.push_back("vector_flops_" + std::to_string(length));
+    keys.push_back("reduction_flops_" + std::to_string(length));
+  }
   bool complete = fields["compiler"] == compiler;
-  for (const char* k : keys) complete = complete && std::atof(fields[k].c_str()) > 0;
+  for (const std::string& k : keys) complete = complete && std::atof(fields[k].c_str()) > 0;
   if (complete) {
     MachineModel m;
     m.threads = threads;
     m.bandwidth1 = std::atof(fields["bandwidth1"].c_str());
     m.bandwidth = std::atof(fields["bandwidth"].c_str());
-    m.vectorFlops = std::atof(fields["vector_flops"].c_str());
-    m.reductionFlops = std::atof(fields["reduction_flops"].c_str());
+    for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
+      std::string length = std::to_string(MachineModel::kRateLengths[l]);
+      m.vectorFlops[l] = std::atof(fields["vector_flops_" + length].c_str());
+      m.reductionFlops[l] = std::atof(fields["reduction_flops_" + length].c_str());
+    }
     m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
     m.source = path;
     return m;
@@ -144,8 +153,10 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     std::ofstream out(tmp);
     out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
         << "compiler=" << compiler << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
-        << "\nbandwidth=" << m.bandwidth << "\nvector_flops=" << m.vectorFlops
-        << "\nreduction_flops=" << m.reductionFlops << "\ncache_bytes=" << m.cacheBytes << "\n";
+        << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes << "\n";
+    for (size_t l = 0; l < m.vectorFlops.size(); ++l)
+      out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
+          << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\n";
   }
   std::filesystem::rename(tmp, path);
   m.source = "calibrated now, stored in " + path;
