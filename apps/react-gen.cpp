@@ -252,13 +252,19 @@ int run(int argc, char** argv) {
   jit.cacheDir = o.cacheDir;
   // Auto decides on the inputs' statistics; the kernel is then compiled from its choice.
   FusionMode mode = o.fusion;
+  int prefixDepth = 0;
+  CompileOptions options;
+  const Program userProgram = program;
   if (o.fusion == FusionMode::Auto) {
-    AutoDecision decision = decideFusion(program, inputStats(inputs), machineModel(jit));
+    options.stats = inputStats(inputs);
+    options.machine = machineModel(jit);
+    AutoDecision decision = decideFusion(program, *options.stats, *options.machine);
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;
     mode = decision.choice().mode;
+    prefixDepth = decision.choice().prefixDepth;
   }
-  std::vector<PassSnapshot> passes = runPipeline(program, mode);
+  std::vector<PassSnapshot> passes = runPipeline(program, mode, prefixDepth);
   const IndexTree& tree = passes.back().tree;
   if (o.printAfterAll)
     for (const PassSnapshot& s : passes) std::cout << "--- after " << s.pass << "\n" << printTree(s.tree);
@@ -282,13 +288,12 @@ int run(int argc, char** argv) {
   for (const std::string& name : program.inputs())
     if (!inputs.count(name)) throw Error("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
 
-  CompileOptions options;
-  options.fusion = mode;
+  options.fusion = o.fusion;  // auto decides again on the same statistics: the same choice
   options.target = o.target;
   options.emit = emit;
   options.jit = jit;
   auto start = std::chrono::steady_clock::now();
-  Kernel kernel = Kernel::compile(program, options);
+  Kernel kernel = Kernel::compile(userProgram, options);
   std::printf("compile: %.3f s (%s)\n", seconds(start, std::chrono::steady_clock::now()),
               kernel.library().cacheHit ? "cached" : "compiled");
   std::printf("threads: %d\n", o.target == Target::OpenMP ? omp_get_max_threads() : 1);

@@ -174,9 +174,32 @@ TEST_CASE("auto: SDDMM keeps react's sparse propagation, the dense product is fa
   env.declare("B", {3000, 64}, Format::dense(2));
   env.declare("C", {64, 3000}, Format::dense(2));
   AutoDecision d = decideFusion(parseProgram("A(i,j) = S(i,j) * B(i,k) * C(k,j)", env), statsOf(3000, 3000, 30000), testMachine());
-  CHECK(toString(d.choice().mode) == "react");
+  CHECK(d.choice().label() == "react");
   CHECK(d.choice().asWritten);
-  CHECK(d.candidates.size() == 6);
+  // As written: react, react fusing only the outer loop, none, maximal; the other association
+  // would compute the csr result densely and is rejected.
+  REQUIRE(d.candidates.size() == 7);
+  CHECK(d.candidates[1].label() == "react (prefix 1)");
+  CHECK(d.candidates[2].label() == "none");
+  CHECK(d.candidates[6].rejected == "1:1: 'A' is declared csr but its value is dense here");
+}
+
+TEST_CASE("partial fusion with a limited prefix depth merges only the outer loops") {
+  Environment env;
+  env.declare("S", {30, 30}, Format::csr());
+  env.declare("B", {30, 8}, Format::dense(2));
+  env.declare("C", {8, 30}, Format::dense(2));
+  Program p = parseProgram("A(i,j) = S(i,j) * B(i,k) * C(k,j)", env);
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(printTree(fuse(p, FusionMode::React)), "j (S: S row i)") == 1);
+  CHECK(count(printTree(fuse(p, FusionMode::React, 1)), "j (S: S row i)") == 2);
+  CHECK(count(printTree(fuse(p, FusionMode::React, 1)), "i (D)") == 1);
+  TensorValues in{{"S", randomCsr(30, 30, 0.3, 1)}, {"B", randomPositive({30, 8}, 2)}, {"C", randomPositive({8, 30}, 3)}};
+  requireClose(p, interpret(fuse(p, FusionMode::React, 1), in), interpret(buildIndexTree(p), in), "prefix 1");
 }
 
 TEST_CASE("auto: errors") {

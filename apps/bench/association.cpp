@@ -22,18 +22,19 @@ Association rightmost(int factors, int first = 0) {
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit) {
   Program p = kernelProgram(k, s);
   if (v.fusion == FusionMode::Auto) {
-    AutoDecision d = decideFusion(p, inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads()));
-    std::string choice = "auto chose " + toString(d.choice().mode);
-    if (!d.chains.empty()) choice += d.choice().asWritten ? " as written" : " re-associated";
-    for (const std::string& a : d.choice().associations) choice += "; " + a;
-    return {d.choice().program, d.choice().mode, choice};
+    VariantProgram out{p, FusionMode::Auto, "", inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads())};
+    AutoDecision d = decideFusion(p, out.stats, out.machine);
+    out.choice = "auto chose " + d.choice().label();
+    if (!d.chains.empty()) out.choice += d.choice().asWritten ? " as written" : " re-associated";
+    for (const std::string& a : d.choice().associations) out.choice += "; " + a;
+    return out;
   }
-  if (!v.rightAssociated) return {p, v.fusion, ""};
+  if (!v.rightAssociated) return {p, v.fusion, "", {}, {}};
   std::vector<ProductChain> chains = productChains(p);
   if (chains.empty()) throw Error(k.label() + " has no product chain to associate otherwise");
   std::vector<Association> orders;
   for (const ProductChain& c : chains) orders.push_back(rightmost(static_cast<int>(c.factors.size())));
-  return {associate(p, chains, orders), v.fusion, ""};
+  return {associate(p, chains, orders), v.fusion, "", {}, {}};
 }
 
 }  // namespace react::bench

@@ -62,7 +62,9 @@ const std::vector<std::string>& variantNames();  // every variant, in report ord
 struct VariantProgram {
   Program program;
   FusionMode mode = FusionMode::React;
-  std::string choice;  // auto: "auto chose react, S(i,k) * (C(k,h) * D(h,j))"
+  std::string choice;     // auto: "auto chose react re-associated; S(i,k) * (C(k,h) * D(h,j))"
+  InputStats stats;       // auto: what it decided on
+  MachineModel machine;
 };
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit);
 // A comma list of variant names, or "all"; throws react::Error naming an unknown variant.

@@ -56,18 +56,21 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
 }
 
 const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice) {
-  auto [program, mode, chose] = variantProgram(k, v, s, jit_);
-  if (choice) *choice = chose;
+  VariantProgram vp = variantProgram(k, v, s, jit_);
+  if (choice) *choice = vp.choice;
   // Auto's kernel is per decision: matrices with the same choice share it.
-  std::string key = k.label() + "/" + v.name + (v.fusion == FusionMode::Auto ? "/" + toString(mode) + "/" + program.str() : "");
-  std::unique_ptr<Kernel>& slot = kernels_[key];
+  std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + v.name + "/" + vp.choice];
   if (!slot) {
     CompileOptions options;
-    options.fusion = mode;
+    options.fusion = vp.mode;
     options.target = v.target;
     options.jit = jit_;
+    if (vp.mode == FusionMode::Auto) {
+      options.stats = vp.stats;
+      options.machine = vp.machine;
+    }
     auto start = std::chrono::steady_clock::now();
-    slot = std::make_unique<Kernel>(Kernel::compile(program, options));
+    slot = std::make_unique<Kernel>(Kernel::compile(vp.program, options));
     compileSeconds_ += secondsSince(start);
   }
   return *slot;

@@ -2,6 +2,7 @@
 // their estimated times on the inputs' statistics, and the choice (docs/auto.md).
 #include "fusion/internal.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -34,7 +35,19 @@ std::vector<std::vector<Association>> combinations(const Program& p, const std::
   return out;
 }
 
+// Loop nesting depth of a tree (0 for a root without loops).
+int loopDepth(const TreeNode& n) {
+  int below = 0;
+  for (const TreeNode& c : n.children) below = std::max(below, loopDepth(c));
+  return below + (n.kind == NodeKind::Index ? 1 : 0);
+}
+
 }  // namespace
+
+std::string AutoCandidate::label() const {
+  if (mode == FusionMode::React && prefixDepth > 0) return "react (prefix " + std::to_string(prefixDepth) + ")";
+  return toString(mode);
+}
 
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine) {
   AutoDecision d;
@@ -54,19 +67,38 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     } catch (const Error& e) {
       base.rejected = e.what();
     }
-    for (FusionMode mode : {FusionMode::React, FusionMode::None, FusionMode::Maximal}) {
+    auto add = [&](FusionMode mode, int depth) {
       AutoCandidate c = base;
       c.mode = mode;
+      c.prefixDepth = depth;
       if (c.rejected.empty()) {
         try {
-          c.tree = fuse(c.program, mode);
+          c.tree = fuse(c.program, mode, depth);
           c.cost = estimateCost(c.tree, stats, machine);
         } catch (const Error& e) {
           c.rejected = e.what();
         }
       }
       d.candidates.push_back(std::move(c));
+    };
+    add(FusionMode::React, 0);
+    // Shorter fused prefixes, deepest first, where they give another tree than the ones before.
+    if (base.rejected.empty()) {
+      std::vector<std::string> seen{printTree(d.candidates.back().tree)};
+      for (int depth = loopDepth(d.candidates.back().tree.root) - 1; depth >= 1; --depth) {
+        std::string tree;
+        try {
+          tree = printTree(fuse(base.program, FusionMode::React, depth));
+        } catch (const Error&) {
+          continue;
+        }
+        if (std::find(seen.begin(), seen.end(), tree) != seen.end()) continue;
+        seen.push_back(tree);
+        add(FusionMode::React, depth);
+      }
     }
+    add(FusionMode::None, 0);
+    add(FusionMode::Maximal, 0);
   }
   bool found = false;
   for (size_t n = 0; n < d.candidates.size(); ++n) {
@@ -88,8 +120,8 @@ std::string AutoDecision::str() const {
   for (size_t c = 0; c < chains.size(); ++c) out << "chain " << c + 1 << ": " << chains[c].str() << "\n";
   for (size_t n = 0; n < candidates.size(); ++n) {
     const AutoCandidate& c = candidates[n];
-    char head[32];
-    std::snprintf(head, sizeof head, "%s %2zu  %-8s ", n == chosen ? "*" : " ", n + 1, toString(c.mode).c_str());
+    char head[48];
+    std::snprintf(head, sizeof head, "%s %2zu  %-17s ", n == chosen ? "*" : " ", n + 1, c.label().c_str());
     out << head;
     if (chains.empty()) out << "";
     else {
@@ -100,7 +132,7 @@ std::string AutoDecision::str() const {
     out << (c.rejected.empty() ? c.cost.str() : "rejected: " + c.rejected.substr(0, c.rejected.find('\n'))) << "\n";
   }
   const AutoCandidate& c = choice();
-  out << "choice: " << chosen + 1 << " (" << toString(c.mode);
+  out << "choice: " << chosen + 1 << " (" << c.label();
   if (!chains.empty()) out << (c.asWritten ? ", association as written" : ", re-associated");
   out << "), estimated " << c.cost.str() << "\n";
   return out.str();

@@ -34,7 +34,9 @@ IndexTree sparsePropagation(const IndexTree& t);
 // producers before consumers, never reordering loops; legal when every tensor that both subtrees
 // touch (one writing) is accessed at the merged index in the same dimension everywhere, and an
 // earlier sibling moves past the ones between only when it shares no written tensor with them.
-IndexTree partialFusion(const IndexTree& t);
+// `maxDepth` > 0 merges only loops at depth <= maxDepth (1 = the outermost), so the common prefix
+// fused is at most that long; 0 = no limit.
+IndexTree partialFusion(const IndexTree& t, int maxDepth = 0);
 
 // Type 3: a temporary drops the dimensions that the loops enclosing all its uses fix (a csr
 // temporary only as a whole, becoming a scalar), and a reset to the reduction's identity is
@@ -55,8 +57,9 @@ struct PassSnapshot {
 };
 // Builds the tree of `p` and runs the passes of `mode`, keeping the tree after each. Auto throws:
 // it needs input statistics (decideFusion, then runPipeline on the choice).
-std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode);
-IndexTree fuse(const Program& p, FusionMode mode);  // the last snapshot
+// `prefixDepth` > 0 limits react's partial fusion to common prefixes of that many loops.
+std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, int prefixDepth = 0);
+IndexTree fuse(const Program& p, FusionMode mode, int prefixDepth = 0);  // the last snapshot
 
 // --- symbolic cost ----------------------------------------------------------------------------
 // A polynomial in the program's sizes: symbols are "N<INDEX>" for an index's extent (NI, NH, ...)
@@ -124,6 +127,8 @@ struct AutoCandidate {
   std::vector<std::string> associations;  // one per chain ("(S(i,k) * C(k,h)) * D(h,j)")
   bool asWritten = true;                  // every chain associated as the program has it
   FusionMode mode = FusionMode::React;
+  int prefixDepth = 0;  // react only: partial fusion limited to this prefix depth (0 = none)
+  std::string label() const;  // "react", "react (prefix 1)", "none", ...
   Program program;
   IndexTree tree;
   CostEstimate cost;
@@ -139,8 +144,10 @@ struct AutoDecision {
   std::string str() const;  // the report of `react-gen -print-decisions`
 };
 // Evaluates every association of every chain (chains of up to kMaxEnumeratedFactors factors;
-// longer ones keep their association) under none, maximal and react, and picks the cheapest
-// estimate (ties: the earlier candidate, as-written first, react before none before maximal).
+// longer ones keep their association) under none, maximal and react, react also with its fused
+// prefix limited to each shorter depth where that gives another tree, and picks the cheapest
+// estimate (ties: the earlier candidate, as-written first, react before its shorter prefixes,
+// none, maximal).
 // Throws react::Error when a csr input has no statistics.
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);

@@ -77,18 +77,20 @@ bool mergeOnePair(std::vector<TreeNode>& children) {
   return false;
 }
 
-void fuseChildren(TreeNode& n) {
+// Merges the children of `n` (loops at depth `depth`) and, below, down to `maxDepth` (0: all).
+void fuseChildren(TreeNode& n, int depth, int maxDepth) {
+  if (maxDepth > 0 && depth > maxDepth) return;
   while (mergeOnePair(n.children)) {
   }
   for (TreeNode& c : n.children)
-    if (c.kind == NodeKind::Index) fuseChildren(c);
+    if (c.kind == NodeKind::Index) fuseChildren(c, depth + 1, maxDepth);
 }
 
 }  // namespace
 
-IndexTree partialFusion(const IndexTree& t) {
+IndexTree partialFusion(const IndexTree& t, int maxDepth) {
   IndexTree out = t;
-  fuseChildren(out.root);
+  fuseChildren(out.root, 1, maxDepth);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Fusion modes as sequences of passes; every pass's output is verified.
 #include "fusion/internal.hpp"
 
+#include <functional>
+
 namespace react {
 
 FusionMode parseFusionMode(const std::string& s) {
@@ -21,15 +23,16 @@ std::string toString(FusionMode m) {
   return "?";
 }
 
-std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode) {
+std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, int prefixDepth) {
   if (mode == FusionMode::Auto)
     throw Error("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
-  using Pass = IndexTree (*)(const IndexTree&);
+  using Pass = std::function<IndexTree(const IndexTree&)>;
   std::vector<std::pair<std::string, Pass>> passes;
   if (mode == FusionMode::Maximal) passes = {{"maximal-fusion", maximalFusion}};
+  Pass partial = [prefixDepth](const IndexTree& t) { return partialFusion(t, prefixDepth); };
   if (mode == FusionMode::React)
     passes = {{"hoist-invariants", hoistInvariants},   {"hoist-reductions", hoistReductions},
-              {"sparse-propagation", sparsePropagation}, {"partial-fusion", partialFusion},
+              {"sparse-propagation", sparsePropagation}, {"partial-fusion", partial},
               {"shrink-temporaries", shrinkTemporaries}};
   std::vector<PassSnapshot> out{{"build", buildIndexTree(p)}};
   verifyTree(out.back().tree);
@@ -45,6 +48,6 @@ std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode) {
   return out;
 }
 
-IndexTree fuse(const Program& p, FusionMode mode) { return runPipeline(p, mode).back().tree; }
+IndexTree fuse(const Program& p, FusionMode mode, int prefixDepth) { return runPipeline(p, mode, prefixDepth).back().tree; }
 
 }  // namespace react
