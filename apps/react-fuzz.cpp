@@ -99,7 +99,11 @@ int main(int argc, char** argv) {
       else if (arg == "--minimize-seconds") o.minimizeSeconds = static_cast<double>(number(arg, v));
       else if (arg == "--modes") {
         o.modes.clear();
-        for (const std::string& m : list(v)) o.modes.push_back(parseFusionMode(m));
+        for (const std::string& m : list(v)) {
+          o.modes.push_back(parseFusionMode(m));
+          // Auto picks among the others per input; its candidates are checked in test/test_auto.cpp.
+          if (o.modes.back() == FusionMode::Auto) throw Error("--modes: auto is not a fixed mode (use none, maximal, react)");
+        }
       } else if (arg == "--emitters") {
         o.emitters.clear();
         for (const std::string& t : list(v))

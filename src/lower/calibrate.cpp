@@ -20,7 +20,26 @@ namespace {
 const char* kCalibrationSource = R"(#include <cstdint>
 #include <omp.h>
 struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
-// sizes: test (0 copy, 1 axpy, 2 dot), length, repetitions, threads
+// Generated kernels have dense extents as constants: so do these loops.
+template <int N> static void axpy(double* a, const double* b, int64_t reps) {
+  for (int64_t r = 0; r < reps; ++r) {
+    const double f = b[r % N];
+    for (int64_t i = 0; i < N; ++i) a[i] += f * b[i];
+  }
+}
+template <int N> static void dot(double* a, double* b, int64_t reps) {
+  double acc = 0;
+  for (int64_t r = 0; r < reps; ++r) {
+    for (int64_t i = 0; i < N; ++i) acc += a[i] * b[i];
+    a[r % N] += 1e-300;
+  }
+  b[0] += acc * 1e-300;
+}
+template <int N> static void loops(int64_t test, double* a, double* b, int64_t reps) {
+  if (test == 1) axpy<N>(a, b, reps);
+  else dot<N>(a, b, reps);
+}
+// sizes: test (0 copy, 1 axpy, 2 dot), length (4, 16, 64 or 256 for 1 and 2), repetitions, threads
 extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   const int64_t test = s[0], n = s[1], reps = s[2];
   double* a = t[0].vals;
@@ -28,19 +47,10 @@ extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   if (test == 0) {
 #pragma omp parallel for schedule(static) num_threads((int)s[3])
     for (int64_t i = 0; i < n; ++i) a[i] = b[i];
-  } else if (test == 1) {
-    for (int64_t r = 0; r < reps; ++r) {
-      const double f = b[r % n];
-      for (int64_t i = 0; i < n; ++i) a[i] += f * b[i];
-    }
-  } else {
-    double acc = 0;
-    for (int64_t r = 0; r < reps; ++r) {
-      for (int64_t i = 0; i < n; ++i) acc += a[i] * b[i];
-      a[r % n] += 1e-300;
-    }
-    b[0] += acc * 1e-300;
-  }
+  } else if (n == 4) loops<4>(test, a, b, reps);
+  else if (n == 16) loops<16>(test, a, b, reps);
+  else if (n == 64) loops<64>(test, a, b, reps);
+  else loops<256>(test, a, b, reps);
 }
 )";
 
