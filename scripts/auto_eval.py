@@ -93,9 +93,10 @@ def main():
         scipy_best = min(sc.values()) if sc else None
         scipy_name = min(sc, key=sc.get) if sc else ""
         rows.append((key, best_name, best, v["auto-openmp"], chose, chosen_t, scipy_best, scipy_name))
-    print("| matrix | kernel | threads | best fixed | best ms | auto ms (measured) | auto's choice | choice ms | choice / best | SciPy best | auto speedup over SciPy |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    table = ["| matrix | kernel | threads | best fixed | best ms | auto ms (measured) | auto's choice | choice ms | choice / best | SciPy best | auto speedup over SciPy |",
+             "|---|---|---|---|---:|---:|---|---:|---:|---:|---|"]
     ratios_measured, ratios_choice, over_scipy, bad = [], [], [], []
+    per_kernel = defaultdict(list)
     for key, best_name, best, auto_t, chose, chosen_t, scipy_best, scipy_name in rows:
         m, k, d, th = key
         rc = chosen_t / best if chosen_t else float("nan")
@@ -108,21 +109,27 @@ def main():
         if scipy_best:
             s = scipy_best / (chosen_t or auto_t)
             over_scipy.append(s)
+            per_kernel[k].append(s)
             spd = "%.2fx (%s)" % (s, scipy_name)
-        print("| %s | %s %s | %s | %s | %.3f | %.3f | %s | %s | %.3f | %s | %s |" % (
+        table.append("| %s | %s %s | %s | %s | %.3f | %.3f | %s | %s | %.3f | %s | %s |" % (
             m, k, d, th, best_name, best * 1e3, auto_t * 1e3, chose, "%.3f" % (chosen_t * 1e3) if chosen_t else "-", rc,
             "%.3f ms" % (scipy_best * 1e3) if scipy_best else "-", spd))
-    print()
-    print("cases: %d" % len(rows))
-    print("geometric mean of (auto's choice / best fixed): %.4f" % geomean(ratios_choice))
-    print("geometric mean of (auto-openmp as measured / best fixed): %.4f" % geomean(ratios_measured))
-    print("largest choice / best: %.3f" % max(ratios_choice) if ratios_choice else "")
+    out = ["<!-- auto-summary -->"]
+    out.append("- %d cases (matrix, kernel, dense sizes) with auto and at least one fixed choice measured." % len(rows))
+    out.append("- geometric mean of auto's time over the best fixed choice (none, maximal, react in either "
+               "association): **%.3f** (auto-openmp as measured: %.3f); largest %.2f." % (
+                   geomean(ratios_choice), geomean(ratios_measured), max(ratios_choice) if ratios_choice else float("nan")))
     if over_scipy:
-        print("geometric mean speedup of auto over SciPy's best association: %.2fx (%d cases, %.2fx-%.2fx)" % (
+        out.append("- geometric mean speedup of auto over SciPy's best association: **%.2fx** (%d cases, %.2fx to %.2fx)." % (
             geomean(over_scipy), len(over_scipy), min(over_scipy), max(over_scipy)))
-    print("cases where auto's choice is more than 5%% slower than the best fixed choice: %d" % len(bad))
+        out.append("  per kernel: " + "; ".join("%s %.2fx (%d)" % (k, geomean(v), len(v)) for k, v in sorted(per_kernel.items())))
+    out.append("- cases where auto's choice is more than 5%% slower than the best fixed choice: **%d** of %d%s" % (
+        len(bad), len(rows), ":" if bad else "."))
     for key, best_name, chose, rc in bad:
-        print("  - %s %s %s (threads %s): chose %s, best %s, %.2fx" % (key[0], key[1], key[2], key[3], chose, best_name, rc))
+        out.append("  - %s, %s %s (%s threads): chose %s, best %s, %.2fx" % (key[0], key[1], key[2], key[3], chose,
+                                                                            best_name, rc))
+    out.append("<!-- /auto-summary -->")
+    print("\n".join(out + [""] + table))
 
 
 main()

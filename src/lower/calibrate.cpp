@@ -98,6 +98,16 @@ double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>
   return best;
 }
 
+// Which calibration kernels measured a stored file: a file from other kernels is measured again.
+std::string calibrationId() {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the kernels' source
+  for (unsigned char c : std::string(kCalibrationSource)) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return std::to_string(h);
+}
+
 std::string modelPath(const JitOptions& jit, int threads) {
   return cacheDirectoryOf(jit) + "/machine-" + std::to_string(threads) + "t.txt";
 }
@@ -140,7 +150,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     keys.push_back("vector_flops_" + std::to_string(length));
     keys.push_back("reduction_flops_" + std::to_string(length));
   }
-  bool complete = fields["compiler"] == compiler;
+  bool complete = fields["compiler"] == compiler && fields["calibration"] == calibrationId();
   for (const std::string& k : keys) complete = complete && std::atof(fields[k].c_str()) > 0;
   if (complete) {
     MachineModel m;
@@ -162,7 +172,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   {
     std::ofstream out(tmp);
     out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
-        << "compiler=" << compiler << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
+        << "compiler=" << compiler << "\ncalibration=" << calibrationId() << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
         << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes << "\n";
     for (size_t l = 0; l < m.vectorFlops.size(); ++l)
       out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
