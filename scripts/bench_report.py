@@ -217,6 +217,21 @@ def scaling(res, command, out):
     out.append("\n— : cannot run (for sddmm's library pipeline: the dense N x N product needs more than 4 GB).")
 
 
+def auto_section(out):
+    """The summary of docs/benchmarks-auto.md (scripts/auto_bench.sh), when it exists."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "benchmarks-auto.md")
+    if not os.path.exists(path):
+        return
+    text = open(path).read()
+    if "<!-- auto-summary -->" not in text:
+        return
+    block = text.split("<!-- auto-summary -->")[1].split("<!-- /auto-summary -->")[0].strip("\n")
+    out += ["", "## Fusion mode auto", "",
+            "Auto (docs/auto.md) against the best of none, maximal and react in either association, and "
+            "against SciPy, from `bash scripts/auto_bench.sh` (full tables, command and method: "
+            "[benchmarks-auto.md](benchmarks-auto.md)):", "", block]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv")
@@ -260,6 +275,7 @@ def main():
     findings(res, scal, out)
     if scal:
         scaling(scal, args.scaling_command, out)
+    auto_section(out)
     out += ["", "## Method", "", METHOD, "", "### Work model", "", MODEL, "", "## All results"]
     tables(res, out)
     print("\n".join(out))

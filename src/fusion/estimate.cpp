@@ -85,10 +85,12 @@ class Estimator {
       const SparseStats& s = stats_.sparse.at(a->loop.pattern);
       nest.bytes[a->loop.pattern + " structure"] = 4.0 * s.nnz + 8.0 * (s.rows + 1);
     }
-    if (n.computeKind == ComputeKind::Compute) {
-      std::vector<std::string> reduced = n.stmt.reductionIndices();
+    {
+      // A reset stores the identity into each element: one operation per trip, as a copy.
+      bool reset = n.computeKind == ComputeKind::Reset;
+      std::vector<std::string> reduced = reset ? std::vector<std::string>{} : n.stmt.reductionIndices();
       bool sums = innermost && std::find(reduced.begin(), reduced.end(), innermost->loop.index) != reduced.end();
-      double flops = trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
+      double flops = reset ? trips : trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
       double length = 1;
       if (innermost && innermost->loop.kind == LoopKind::Dense) length = symbols_.at(fusion::extentSymbol(innermost->loop.index));
       if (innermost && innermost->loop.kind == LoopKind::Sparse) {
