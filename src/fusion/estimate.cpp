@@ -86,8 +86,10 @@ class Estimator {
       nest.bytes[a->loop.pattern + " structure"] = 4.0 * s.nnz + 8.0 * (s.rows + 1);
     }
     {
-      // A reset stores the identity into each element: one operation per trip, as a copy.
+      // A reset stores the identity into each element of a shrunk array: one operation per trip
+      // (a scalar's reset is a register move, free).
       bool reset = n.computeKind == ComputeKind::Reset;
+      if (reset && t_.storedSize(n.stmt.lhs, nnz_) <= 1) return;
       std::vector<std::string> reduced = reset ? std::vector<std::string>{} : n.stmt.reductionIndices();
       bool sums = innermost && std::find(reduced.begin(), reduced.end(), innermost->loop.index) != reduced.end();
       double flops = reset ? trips : trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
