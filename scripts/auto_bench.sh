@@ -59,8 +59,14 @@ if [ -n "$doc" ]; then
     echo "The method (pooling of samples of the same kernel) is in scripts/auto_eval.py; the model in docs/auto.md."
     echo
     echo "Machine model used by auto: \`$(grep -v '^#' "$here/build/jit-cache/machine-${THREADS:-$(nproc)}t.txt" 2>/dev/null | grep -v compiler | tr '\n' ' ')\`"
+    echo "Raw rows: [$(basename "${doc%.md}").csv]($(basename "${doc%.md}").csv) (react-bench, all rounds),"
+    echo "[$(basename "${doc%.md}")-scipy.csv]($(basename "${doc%.md}")-scipy.csv) (SciPy)."
     echo
     cat "$out/report.md"
   } > "$doc"
+  csvs=("$out"/sddmm-*.csv "$out"/rows-*.csv "$out"/spmm-*.csv)
+  (head -1 "${csvs[0]}"; for f in "${csvs[@]}"; do tail -n +2 "$f"; done) > "${doc%.md}.csv"
+  scipy=("$out"/scipy-*.csv)
+  (head -1 "${scipy[0]}"; for f in "${scipy[@]}"; do tail -n +2 "$f"; done) > "${doc%.md}-scipy.csv"
 fi
 tail -20 "$out/report.md"
