@@ -145,8 +145,8 @@ extern "C" const char* react_runtime_describe() {
   }
 
   // A child that one thread of the row would run alone: if it is a chain of single loops down to
-  // a dense loop whose iterations are independent, that loop goes to the lanes (every lane runs
-  // the loops above it); otherwise null.
+  // a dense loop whose iterations are independent, that loop goes to the lanes (laneChain);
+  // otherwise null.
   const LoopNode* laneLoop(const LoopNode& c) const {
     const LoopNode* n = &c;
     while (n->kind == LoopNode::Kind::Loop && n->locals.empty()) {
@@ -175,11 +175,41 @@ extern "C" const char* react_runtime_describe() {
     return "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" + lo + "), static_cast<int64_t>(" + hi + "))";
   }
 
-  // A Single child: the loops above its lane loop on every lane, the lane loop split over them.
-  void laneChain(const LoopNode& n, const LoopNode* lanes) {
+  // A Single child with a lane loop. On a GPU the lane loop becomes the outermost, split over the
+  // lanes, and each lane runs the loops above it for its own iterations: an accumulation over
+  // those loops then stays in one lane, with no synchronisation per step. The interchange is
+  // legal because the lane loop's iterations are independent (lanesIndependent) and its bounds
+  // do not depend on the loops above it (it is dense). On a CPU (one lane) the original order
+  // stays, since it reads memory in the order the data is laid out.
+  void laneChain(const LoopNode& c, const LoopNode* lanes) {
+    line(o_.laneLoopsOutermost ? "if constexpr (true) {  // the GPU's order, forced" : "if constexpr (react_on_device) {");
+    ++depth_;
+    std::string counter;
+    line("Kokkos::parallel_for(" + laneRange(lanes->loop, counter) + ", [&](const int64_t " + counter + ") {");
+    ++depth_;
+    bindCoordinate(lanes->loop, counter);
+    int opened = 0;
+    for (const LoopNode* n = &c; n != lanes; n = &n->body.front(), ++opened) serialLoopOpen(n->loop);
+    for (const LoopNode& b : lanes->body) serialNode(b);
+    for (; opened > 0; --opened) {
+      --depth_;
+      line("}");
+    }
+    --depth_;
+    line("});");
+    --depth_;
+    line("} else {");
+    ++depth_;
+    laneInnermost(c, lanes);
+    --depth_;
+    line("}");
+  }
+
+  // The loops above the lane loop on every lane, the lane loop split over the lanes.
+  void laneInnermost(const LoopNode& n, const LoopNode* lanes) {
     if (&n != lanes) {
       serialLoopOpen(n.loop);
-      laneChain(n.body.front(), lanes);
+      laneInnermost(n.body.front(), lanes);
       --depth_;
       line("}");
       return;

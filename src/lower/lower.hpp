@@ -60,6 +60,7 @@ std::string toString(Target t);
 struct EmitOptions {
   bool boundsCheck = false;          // every access checked; a violation aborts with its location
   int kokkosTeamSize = 0;            // rows per Kokkos team; 0 = chosen at run time from the input
+  bool laneLoopsOutermost = false;   // Kokkos: the loop order used on a GPU also on a CPU (tests)
   std::string functionName = "react_kernel";
 };
 
