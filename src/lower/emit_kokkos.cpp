@@ -182,19 +182,24 @@ extern "C" const char* react_runtime_describe() {
   // do not depend on the loops above it (it is dense). On a CPU (one lane) the original order
   // stays, since it reads memory in the order the data is laid out.
   void laneChain(const LoopNode& c, const LoopNode* lanes) {
-    line(o_.laneLoopsOutermost ? "if constexpr (true) {  // the GPU's order, forced" : "if constexpr (react_on_device) {");
+    // A plain if on a constant: nvcc rejects a device lambda that first captures inside if constexpr.
+    line(o_.laneLoopsOutermost ? "if (true) {  // the GPU's order, forced" : "if (react_on_device) {");
     ++depth_;
     std::string counter;
     line("Kokkos::parallel_for(" + laneRange(lanes->loop, counter) + ", [&](const int64_t " + counter + ") {");
     ++depth_;
     bindCoordinate(lanes->loop, counter);
-    int opened = 0;
-    for (const LoopNode* n = &c; n != lanes; n = &n->body.front(), ++opened) serialLoopOpen(n->loop);
-    for (const LoopNode& b : lanes->body) serialNode(b);
-    for (; opened > 0; --opened) {
+    std::vector<const LoopNode*> above;
+    for (const LoopNode* n = &c; n != lanes; n = &n->body.front()) above.push_back(n);
+    const LoopNode* acc = registerAccumulation(*lanes, above);
+    if (acc) line("double lane_acc = " + access(acc->stmt.lhs, acc->stmt.lhsIndices) + ";");
+    for (const LoopNode* n : above) serialLoopOpen(n->loop);
+    for (const LoopNode& b : lanes->body) serialNode(b, acc ? acc->stmt.lhs : "", "lane_acc");
+    for (size_t k = 0; k < above.size(); ++k) {
       --depth_;
       line("}");
     }
+    if (acc) line(access(acc->stmt.lhs, acc->stmt.lhsIndices) + " = lane_acc;");
     --depth_;
     line("});");
     --depth_;
@@ -203,6 +208,24 @@ extern "C" const char* react_runtime_describe() {
     laneInnermost(c, lanes);
     --depth_;
     line("}");
+  }
+
+  // After the interchange, a lane loop whose body is one accumulation into an element that the
+  // loops now inside it do not move (A(i,j) += T(i,h) * D(h,j) under h) accumulates in a register
+  // and stores once: a chain of dependent loads and stores to memory is what made it slow.
+  const LoopNode* registerAccumulation(const LoopNode& lanes, const std::vector<const LoopNode*>& above) const {
+    if (above.empty() || lanes.body.size() != 1) return nullptr;
+    const LoopNode& b = lanes.body.front();
+    if (b.kind != LoopNode::Kind::Compute || !b.accumulate || scalars_.count(b.stmt.lhs)) return nullptr;
+    for (const LoopNode* n : above)
+      if (offsetVaries(b.stmt.lhs, b.stmt.lhsIndices, n->loop.index)) return nullptr;
+    bool readsTarget = false;
+    std::function<void(const Expr&)> reads = [&](const Expr& e) {
+      readsTarget |= e->op == Op::Access && e->tensor == b.stmt.lhs;
+      for (const Expr& a : e->args) reads(a);
+    };
+    reads(b.stmt.rhs);
+    return readsTarget ? nullptr : &b;
   }
 
   // The loops above the lane loop on every lane, the lane loop split over the lanes.
