@@ -249,3 +249,20 @@ TEST_CASE("Kokkos emitter: a max over no stored entries is -inf, in a range and 
       }
   }
 }
+
+// Found by react-fuzz on the GPU machine (fuzz/regressions/kokkos-two-row-reductions.txt): two
+// reductions in one row declared the same accumulator in one scope, and the kernel did not compile.
+TEST_CASE("Kokkos emitter: two reductions in one row") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  env.declare("B", {6, 7}, Format::dense(2));
+  Program p = parseIndexNotation("r(i) = sum(S(i,j), j) * sum(B(i,k), k)", env);
+  CompileOptions o;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  Kernel k = Kernel::compile(p, o);
+  INFO(k.source());
+  CHECK(k.loops().str().find("team-reduce") != k.loops().str().rfind("team-reduce"));  // two in one row
+  TensorValues in{{"S", randomCsr(6, 5, 0.5, 4)}, {"B", randomPositive({6, 7}, 5)}};
+  requireClose(p, k.run(in), interpret(buildIndexTree(p), in), "two reductions");
+}

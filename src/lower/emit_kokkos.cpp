@@ -254,6 +254,8 @@ extern "C" const char* react_runtime_describe() {
       if (c.mapping == Mapping::TeamThread) {
         line("Kokkos::parallel_for(" + range + ", [&](const int64_t " + counter + ") {");
       } else {
+        line("{  // a scope per reduction: a row may have several");  // found by react-fuzz
+        ++depth_;
         line("double lane_acc = " + literalText(reduceIdentity(c.reduceOp)) + ";");
         line("Kokkos::parallel_reduce(" + range + ", [&](const int64_t " + counter + ", double& acc) {");
       }
@@ -272,6 +274,8 @@ extern "C" const char* react_runtime_describe() {
         combine(access(c.reduceInto, {}), c.reduceOp, "lane_acc");
         --depth_;
         line("});");
+        --depth_;
+        line("}");
       }
     } else if (const LoopNode* lanes = laneLoop(c)) {
       laneChain(c, lanes);
