@@ -4,7 +4,6 @@
 // warm-up: a table, a CSV and a plot of the speedups over the library pipeline.
 #include "bench/bench.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <omp.h>
 #include <unistd.h>
 
@@ -25,7 +24,7 @@ namespace {
 const char* kUsage = R"(usage: react-bench --kernel NAME|all --matrix FILE_OR_DIR... [options]
 
 Runs each kernel on each matrix with each variant: one warm-up run (checked against the first
-variant, react-openmp when selected; all must agree to 1e-9 relative), then --reps timed runs;
+variant, react-openmp when selected; all must agree to --tolerance), then --reps timed runs;
 reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandwidth measured here.
 
   --kernel LIST          sddmm, spmm_mm, norm_row, softmax or all (comma list; default all)
@@ -38,11 +37,15 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
                          maximal-openmp-right, react-openmp-right (product chains associated
                          right to left: spmm_mm as S @ (C @ D)), or all (default)
   --threads LIST         OpenMP thread counts, e.g. 1,2 (default: all cores); Kokkos variants run
-                         on Kokkos' host space (Serial in Debian's Kokkos: 1 thread)
+                         on Kokkos' default execution space (Serial in Debian's Kokkos: 1 thread;
+                         a GPU in a CUDA build, with inputs copied there once, outside the timings)
   --reps N               timed runs after the warm-up (default 10)
   --budget SECONDS       fewer runs (at least 1) where N runs would take longer (default 2)
   --sddmm-k LIST         sddmm dense sizes K (default 64,256)
   --nh N, --nj N         spmm_mm dense sizes (default 256, 16)
+  --tolerance X          largest relative error allowed against the first variant (default 1e-9);
+                         each row's error is in the CSV (rel_error)
+  --jobs N               JIT compilations run at once before the runs (default 4)
   --max-flops X          refuse variants performing more flops per run (default 6e10)
   --max-temp-gb X        refuse variants whose temporaries need more memory (default 4)
   --csv FILE             one row per (matrix, kernel, variant, threads)
@@ -61,8 +64,8 @@ struct Options {
   std::vector<std::string> kernels{"all"}, matrices, synthetic;
   std::string variants = "all", csv, plot, cacheDir, perturb, writeSynthetic;
   std::vector<int> threads;
-  int reps = 10;
-  double budget = 2;
+  int reps = 10, jobs = 4;
+  double budget = 2, tolerance = 1e-9;
   DenseSizes sizes;
   Limits limits;
 };
@@ -133,6 +136,10 @@ Options parseArgs(int argc, char** argv) {
       o.sizes.nh = static_cast<int64_t>(number(arg, next(), true));
     } else if (key == "--nj") {
       o.sizes.nj = static_cast<int64_t>(number(arg, next(), true));
+    } else if (key == "--tolerance") {
+      o.tolerance = number(arg, next(), false);
+    } else if (key == "--jobs") {
+      o.jobs = static_cast<int>(number(arg, next(), true));
     } else if (key == "--max-flops") {
       o.limits.maxFlops = number(arg, next(), false);
     } else if (key == "--max-temp-gb") {
@@ -258,8 +265,9 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
     std::optional<Row> measured;  // this variant's first row: serves all where its threads ignore --threads
     for (int threads : o.threads) {
       omp_set_num_threads(threads);
-      Row r{m.name, s.rows, s.cols, s.nnz(), k.name, k.dims, v.name, threads, 1, p.cannotRun.empty() ? "ok" : p.cannotRun, "",
-            {}, work, p.performedFlops, bandwidth.at(threads)};
+      Row r{m.name, s.rows, s.cols, s.nnz(), k.name, k.dims, v.name, threads, 1, "host", p.cannotRun.empty() ? "ok" : p.cannotRun,
+            "", {}, 0, work, p.performedFlops, p.device ? kernels.deviceBandwidth(*p.device) : bandwidth.at(threads)};
+      if (p.instance) r.space = p.instance->space();
       r.note = p.note;
       std::string item = m.name + " " + k.label() + " " + v.name + " t=" + std::to_string(threads);
       progress.show(item);
@@ -278,9 +286,11 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
           if (referenceName.empty()) {
             reference = std::move(got);
             referenceName = v.name;
-          } else if (Agreement a = compareResults(got, reference); !a.ok) {
+          } else if (Agreement a = compareResults(got, reference, o.tolerance); !a.ok) {
             throw Disagreement(m.name + ", " + k.label() + ": variant " + v.name + " disagrees with " + referenceName + ": " +
                                a.detail);
+          } else {
+            r.relativeError = a.relativeError;
           }
         }
         Instance* instance = p.instance.get();
@@ -313,12 +323,10 @@ int run(int argc, char** argv) {
   std::stable_partition(variants.begin(), variants.end(), [](const VariantSpec& v) { return v.name == "react-openmp"; });
   std::vector<MatrixSource> matrices = matrixSources(o);
 
-  ensureKokkosInitialized();
   std::printf("react-bench: %zu matrices, %zu kernels, %zu variants, reps %d (budget %.3g s per item), threads", matrices.size(),
               kernelList.size(), variants.size(), o.reps, o.budget);
   for (int t : o.threads) std::printf(" %d", t);
-  std::printf(" (OpenMP variants and Eigen; Kokkos variants: %d, Kokkos host space %s)\n",
-              Kokkos::DefaultHostExecutionSpace::concurrency(), Kokkos::DefaultHostExecutionSpace::name());
+  std::printf(" (OpenMP variants and Eigen; Kokkos variants run on Kokkos' default execution space, in the CSV's column space)\n");
   const char* waitPolicy = std::getenv("OMP_WAIT_POLICY");
   std::printf("OMP_WAIT_POLICY=%s\n", waitPolicy ? waitPolicy : "(unset: libgomp spins at barriers, then sleeps)");
   std::map<int, double> bandwidth;
@@ -331,6 +339,7 @@ int run(int argc, char** argv) {
   JitOptions jit;
   jit.cacheDir = o.cacheDir;
   ReactKernels kernels(jit);
+  kernels.precompile(kernelList, variants, o.jobs);
   Progress progress(static_cast<int>(matrices.size() * kernelList.size() * variants.size() * o.threads.size()));
   std::vector<Row> rows;
   for (const MatrixSource& m : matrices) {

@@ -38,7 +38,7 @@ options:
   -explain           print the symbolic cost and the redundancies left
   -write-source=FILE write the generated source to FILE
   -bounds-check      generated code checks every access
-  -team-size=N       threads per team in Kokkos team loops (default: Kokkos::AUTO)
+  -team-size=N       rows per Kokkos team (default: chosen at run time from the input)
   -cache-dir=DIR     JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
   -time=N            run N times after one warm-up and print the median, min and max
   --help             this text

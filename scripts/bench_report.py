@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_results import Results, load  # noqa: E402
+from bench_results import device_block, Results, load  # noqa: E402
 
 MODEL = """\
 | kernel | program | useful flops | compulsory bytes |
@@ -285,6 +285,7 @@ def main():
     if scal:
         scaling(scal, args.scaling_command, out)
     auto_section(out)
+    out += [""] + device_block(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"))
     out += ["", "## Method", "", METHOD, "", "### Work model", "", MODEL, "", "## All results"]
     tables(res, out)
     print("\n".join(out))

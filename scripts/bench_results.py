@@ -79,3 +79,18 @@ def geomean(xs):
     if not xs:
         return None, 0
     return math.exp(sum(math.log(x) for x in xs) / len(xs)), len(xs)
+
+
+DEVICE_BEGIN, DEVICE_END = "<!-- device results: begin -->", "<!-- device results: end -->"
+
+
+def device_block(docs):
+    """The GPU and 16-core results (docs/benchmarks-device.md, scripts/device_report.py) as lines for
+    docs/benchmarks.md, headings one level down, between markers; [] when there are none."""
+    import os
+    path = os.path.join(docs, "benchmarks-device.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = [line.rstrip("\n") for line in f if not line.startswith("<!--")]
+    return [DEVICE_BEGIN] + ["#" + line if line.startswith("#") else line for line in lines] + [DEVICE_END]

@@ -5,8 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include <Kokkos_Core.hpp>
-
 #include <filesystem>
 
 using namespace react;
@@ -60,7 +58,7 @@ std::vector<Case> cases(int randomPrograms) {
   return out;
 }
 
-void checkTarget(Target target, int randomPrograms, int teamSize = 0) {
+void checkTarget(Target target, int randomPrograms, int teamSize = 0, bool laneLoopsOutermost = false) {
   std::vector<Case> cs = cases(randomPrograms);
   for (FusionMode mode : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
     std::vector<Program> programs;
@@ -70,6 +68,7 @@ void checkTarget(Target target, int randomPrograms, int teamSize = 0) {
     o.target = target;
     o.jit = testCache();
     o.emit.kokkosTeamSize = teamSize;
+    o.emit.laneLoopsOutermost = laneLoopsOutermost;
     std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
     for (size_t n = 0; n < cs.size(); ++n)
       for (const Run& run : cs[n].runs) {
@@ -92,9 +91,17 @@ TEST_CASE("lowering: OpenMP emitter equals the interpreter in every mode") { che
 
 TEST_CASE("lowering: Kokkos emitter equals the interpreter in every mode") { checkTarget(Target::Kokkos, 25); }
 
-TEST_CASE("lowering: Kokkos team mappings are race-free with several threads per team") {
-  ensureKokkosInitialized();
-  if (Kokkos::DefaultExecutionSpace().concurrency() < 2) {
+// On a GPU a lane loop below serial loops is interchanged to the outside (emit_kokkos.cpp,
+// laneChain); forcing that order here tests it against the interpreter without a GPU.
+TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpreter") {
+  checkTarget(Target::Kokkos, 25, 0, true);
+}
+
+TEST_CASE("lowering: Kokkos team mappings are race-free with several rows per team") {
+  CompileOptions o;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  if (Kernel::compile(sddmm(), o).library().runtime.concurrency() < 2) {
     MESSAGE("skipped: this Kokkos runs one thread (Debian's is Serial-only); run against a multi-threaded Kokkos");
     return;
   }
@@ -139,7 +146,7 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
   CHECK(src.find("// nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j);") != std::string::npos);
   CHECK(src.find("#pragma omp for schedule(dynamic, 16)") != std::string::npos);
   std::string kokkos = emitSource(p, Target::Kokkos);
-  CHECK(kokkos.find("Kokkos::TeamThreadRange(team, static_cast<int64_t>(S_pos[i]), static_cast<int64_t>(S_pos[i + 1]))") !=
+  CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(S_pos[i]), static_cast<int64_t>(S_pos[i + 1]))") !=
         std::string::npos);
 }
 
@@ -241,4 +248,21 @@ TEST_CASE("Kokkos emitter: a max over no stored entries is -inf, in a range and 
         requireClose(programs[n], kernels[n].run(in), interpret(buildIndexTree(programs[n]), in), "max");
       }
   }
+}
+
+// Found by react-fuzz on the GPU machine (fuzz/regressions/kokkos-two-row-reductions.txt): two
+// reductions in one row declared the same accumulator in one scope, and the kernel did not compile.
+TEST_CASE("Kokkos emitter: two reductions in one row") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  env.declare("B", {6, 7}, Format::dense(2));
+  Program p = parseIndexNotation("r(i) = sum(S(i,j), j) * sum(B(i,k), k)", env);
+  CompileOptions o;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  Kernel k = Kernel::compile(p, o);
+  INFO(k.source());
+  CHECK(k.loops().str().find("team-reduce") != k.loops().str().rfind("team-reduce"));  // two in one row
+  TensorValues in{{"S", randomCsr(6, 5, 0.5, 4)}, {"B", randomPositive({6, 7}, 5)}};
+  requireClose(p, k.run(in), interpret(buildIndexTree(p), in), "two reductions");
 }

@@ -81,6 +81,8 @@ class Instance {
   // False where the thread count is fixed by something else than omp_set_num_threads (Kokkos'
   // execution space): one measurement then serves every --threads value.
   virtual bool followsOpenMPThreads() const = 0;
+  // Where it runs: "host", or the Kokkos execution space of a Kokkos kernel ("Cuda (...)").
+  virtual std::string space() const { return "host"; }
 };
 
 // What a variant would cost on a matrix, to refuse the ones that cannot run here.
@@ -97,6 +99,7 @@ struct Prepared {
   // react variants: the kernel's library file (variants with the same file run the same code)
   // and, for auto, what it chose; the row's note
   std::string note;
+  const KokkosRuntime* device = nullptr;  // the Kokkos runtime of a kernel that runs on a device
 };
 
 // react's kernels, compiled once per (kernel, variant) on first use (the JIT caches on disk);
@@ -105,12 +108,18 @@ class ReactKernels {
  public:
   explicit ReactKernels(JitOptions jit) : jit_(std::move(jit)) {}
   const Kernel& get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice = nullptr);
+  // Fills the JIT cache for every react variant of these kernels, `jobs` compilers at once, so
+  // that get() finds them there (a CUDA kernel takes nvcc tens of seconds).
+  void precompile(const std::vector<BenchKernel>& kernels, const std::vector<VariantSpec>& variants, int jobs);
   double compileSeconds() const { return compileSeconds_; }
+  // Copy bandwidth of the device a kernel runs on, measured on first use.
+  double deviceBandwidth(const KokkosRuntime& device);
 
  private:
   JitOptions jit_;
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
   double compileSeconds_ = 0;
+  double deviceBandwidth_ = 0;
 };
 
 Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const TensorValues& inputs, ReactKernels& kernels,
@@ -152,6 +161,8 @@ double secondsSince(std::chrono::steady_clock::time_point start);
 // STREAM-like copy of two `bytesPerArray` arrays with `threads` OpenMP threads, best of `trials`;
 // returns bytes moved (read + written) per second.
 double measureCopyBandwidth(int threads, size_t bytesPerArray = size_t{512} << 20, int trials = 5);
+// The same on a Kokkos device (device-to-device copies; each copy fences).
+double measureDeviceCopyBandwidth(const KokkosRuntime& device, size_t bytesPerArray = size_t{1} << 30, int trials = 10);
 
 // --- reports (report.cpp) ------------------------------------------------------------------------
 // One (matrix, kernel, variant, threads) measurement.
@@ -161,9 +172,11 @@ struct Row {
   std::string kernel, dims, variant;
   int threads = 0;         // requested (--threads)
   int variantThreads = 0;  // what the variant used (Kokkos Serial: 1)
+  std::string space = "host";  // Instance::space()
   std::string status;      // "ok", or "cannot run: ..."
   std::string note;        // e.g. that the timing was measured at another thread count
   Timing timing;
+  double relativeError = 0;  // against the reference variant (the first one run)
   WorkModel work;
   double performedFlops = 0;
   double machineBandwidth = 0;  // copy bandwidth (bytes/s) measured at `threads`

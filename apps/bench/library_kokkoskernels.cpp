@@ -16,6 +16,7 @@
 #endif
 
 #include <cmath>
+#include <cstdlib>
 
 namespace react::bench {
 
@@ -129,7 +130,11 @@ class KokkosKernelsInstance : public Instance {
 }  // namespace
 
 std::unique_ptr<Instance> makeKokkosKernelsInstance(const BenchKernel& k, const TensorValues& inputs, std::string& why) {
-  ensureKokkosInitialized();
+  // The same Kokkos library as react's Kokkos kernels: whichever initializes first finalizes at exit.
+  if (!Kokkos::is_initialized()) {
+    Kokkos::initialize();
+    std::atexit([] { if (Kokkos::is_initialized()) Kokkos::finalize(); });
+  }
   const CsrMatrix& s = std::get<CsrMatrix>(inputs.at("S"));
   if (s.rows > INT32_MAX || s.cols > INT32_MAX) {
     why = "Kokkos Kernels' instantiated ordinals are 32-bit";

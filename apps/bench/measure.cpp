@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 namespace react::bench {
 
@@ -49,6 +50,34 @@ double measureCopyBandwidth(int threads, size_t bytesPerArray, int trials) {
   }
   if (pa[n - 1] != pb[n - 1]) return 0;  // keeps the copy observable
   return best;
+}
+
+}  // namespace react::bench
+
+namespace react::bench {
+
+double measureDeviceCopyBandwidth(const KokkosRuntime& device, size_t bytesPerArray, int trials) {
+  std::vector<double> init(bytesPerArray / sizeof(double), 1.0);
+  const size_t bytes = init.size() * sizeof(double);
+  void* a = device.allocate(bytes);
+  void* b = device.allocate(bytes);
+  if (!a || !b) throw Error("bandwidth: cannot allocate " + std::to_string(bytes) + " bytes on the device");
+  device.copy(b, init.data(), bytes, static_cast<int>(CopyKind::HostToDevice));
+  device.copy(a, b, bytes, static_cast<int>(CopyKind::DeviceToDevice));  // warm-up
+  double best = 0;
+  for (int t = 0; t < trials; ++t) {
+    auto start = std::chrono::steady_clock::now();
+    device.copy(a, b, bytes, static_cast<int>(CopyKind::DeviceToDevice));
+    best = std::max(best, 2.0 * static_cast<double>(bytes) / secondsSince(start));
+  }
+  device.release(a);
+  device.release(b);
+  return best;
+}
+
+double ReactKernels::deviceBandwidth(const KokkosRuntime& device) {
+  if (deviceBandwidth_ == 0) deviceBandwidth_ = measureDeviceCopyBandwidth(device);
+  return deviceBandwidth_;
 }
 
 }  // namespace react::bench

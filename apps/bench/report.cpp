@@ -43,18 +43,18 @@ struct Geomean {
 }  // namespace
 
 void writeCsv(std::ostream& out, const std::vector<Row>& rows) {
-  out << "matrix,rows,cols,nnz,kernel,dims,variant,threads,variant_threads,status,runs,median_s,min_s,max_s,"
-         "gflops,gbs,bw_fraction,model_flops,model_bytes,performed_flops,machine_gbs,note\n";
+  out << "matrix,rows,cols,nnz,kernel,dims,variant,threads,variant_threads,space,status,runs,median_s,min_s,max_s,"
+         "gflops,gbs,bw_fraction,rel_error,model_flops,model_bytes,performed_flops,machine_gbs,note\n";
   for (const Row& r : rows) {
     out << csvField(r.matrix) << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.kernel << ','
-        << csvField(r.dims) << ',' << r.variant << ',' << r.threads << ',' << r.variantThreads << ','
+        << csvField(r.dims) << ',' << r.variant << ',' << r.threads << ',' << r.variantThreads << ',' << csvField(r.space) << ','
         << (r.ok() ? "ok" : "cannot run") << ',' << r.timing.runs << ',';
     if (r.ok())
       out << format("%.6g", r.timing.median) << ',' << format("%.6g", r.timing.min) << ',' << format("%.6g", r.timing.max)
           << ',' << format("%.6g", r.gflops()) << ',' << format("%.6g", r.gbs()) << ','
-          << format("%.4g", r.bandwidthFraction()) << ',';
+          << format("%.4g", r.bandwidthFraction()) << ',' << format("%.3g", r.relativeError) << ',';
     else
-      out << ",,,,,,";
+      out << ",,,,,,,";
     out << format("%.6g", r.work.flops) << ',' << format("%.6g", r.work.bytes) << ',' << format("%.6g", r.performedFlops)
         << ',' << format("%.4g", r.machineBandwidth / 1e9) << ',' << csvField(r.ok() ? r.note : r.status) << '\n';
   }

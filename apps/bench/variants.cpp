@@ -2,10 +2,11 @@
 // library pipelines; each refused with a reason where it would not fit this machine.
 #include "bench/bench.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <omp.h>
 
+#include <atomic>
 #include <cctype>
+#include <thread>
 #include <cstdio>
 #include <sstream>
 
@@ -76,21 +77,63 @@ const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, cons
   return *slot;
 }
 
+void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std::vector<VariantSpec>& variants, int jobs) {
+  // The sources as get() will emit them (sparse extents are run-time arguments, so any matrix).
+  std::vector<std::pair<std::string, Target>> sources;
+  CsrMatrix any;
+  any.rows = any.cols = 1;
+  any.rowptr = {0, 0};
+  for (const BenchKernel& k : kernels)
+    for (const VariantSpec& v : variants) {
+      // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain.
+      if (v.library || v.fusion == FusionMode::Auto) continue;
+      if (v.rightAssociated && productChains(kernelProgram(k, any)).empty()) continue;
+      Program program = variantProgram(k, v, any, jit_).program;
+      std::pair<std::string, Target> source{emitSource(lowerToLoops(fuse(program, v.fusion)), v.target), v.target};
+      // Variants may emit the same source (react and none where react fuses nothing): compiling
+      // it twice at once would race for the same cache entry.
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(std::move(source));
+    }
+  auto start = std::chrono::steady_clock::now();
+  std::atomic<size_t> next{0};
+  std::vector<std::string> errors(sources.size());
+  std::vector<std::thread> workers;
+  for (int w = 0; w < std::max(1, jobs); ++w)
+    workers.emplace_back([&] {
+      for (size_t n; (n = next++) < sources.size();) try {
+          jitCompile(sources[n].first, sources[n].second, jit_);
+        } catch (const Error& e) {
+          errors[n] = e.what();
+        }
+    });
+  for (std::thread& t : workers) t.join();
+  for (const std::string& e : errors)
+    if (!e.empty()) throw Error(e);
+  compileSeconds_ += secondsSince(start);
+}
+
 namespace {
 
 class ReactInstance : public Instance {
  public:
-  ReactInstance(const Kernel& k, const TensorValues& inputs, Target target)
-      : bound_(k.bind(inputs)), openmp_(target == Target::OpenMP) {}
+  ReactInstance(const Kernel& k, const TensorValues& inputs) : bound_(k.bind(inputs)), kernel_(k) {}
   void run() override { bound_.run(); }
-  MarketData result() const override { return bound_.outputs.at("A"); }
-  // The Kokkos emitter runs on Kokkos' default host space (Serial in Debian's Kokkos).
-  int threads() const override { return openmp_ ? omp_get_max_threads() : Kokkos::DefaultHostExecutionSpace::concurrency(); }
-  bool followsOpenMPThreads() const override { return openmp_; }
+  MarketData result() const override {
+    bound_.download();
+    return bound_.outputs.at("A");
+  }
+  // The Kokkos emitter runs on Kokkos' default execution space (Serial in Debian's Kokkos).
+  int threads() const override {
+    return kernel_.target() == Target::OpenMP ? omp_get_max_threads() : kernel_.library().runtime.concurrency();
+  }
+  bool followsOpenMPThreads() const override { return kernel_.target() == Target::OpenMP; }
+  std::string space() const override {
+    return kernel_.target() == Target::OpenMP ? "host" : kernel_.library().runtime.describe();
+  }
 
  private:
-  BoundKernel bound_;
-  bool openmp_;
+  mutable BoundKernel bound_;  // result() downloads device outputs into it
+  const Kernel& kernel_;
 };
 
 std::string gigabytes(double bytes) {
@@ -149,7 +192,9 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
   p.performedFlops = cost.flops.evaluate(symbols);
   p.cannotRun = refusal(p.performedFlops, 8 * cost.temporarySize.evaluate(symbols),
                         "temporaries of " + cost.temporarySize.str() + " doubles", limits);
-  if (p.cannotRun.empty()) p.instance = std::make_unique<ReactInstance>(kernel, inputs, v.target);
+  if (!p.cannotRun.empty()) return p;
+  p.instance = std::make_unique<ReactInstance>(kernel, inputs);
+  if (v.target == Target::Kokkos && !kernel.library().runtime.hostAccessible()) p.device = &kernel.library().runtime;
   return p;
 }
 

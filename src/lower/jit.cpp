@@ -48,6 +48,24 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
+template <typename F>
+void lookup(const CompiledLibrary& lib, const char* name, F& f) {
+  f = reinterpret_cast<F>(::dlsym(lib.handle, name));
+  if (!f) throw Error("JIT: " + lib.libraryPath + " has no function '" + name + "' (not a react Kokkos library)");
+}
+
+KokkosRuntime loadKokkosRuntime(const CompiledLibrary& lib) {
+  KokkosRuntime r;
+  lookup(lib, "react_runtime_initialize", r.initialize);
+  lookup(lib, "react_runtime_allocate", r.allocate);
+  lookup(lib, "react_runtime_release", r.release);
+  lookup(lib, "react_runtime_copy", r.copy);
+  lookup(lib, "react_runtime_host_accessible", r.hostAccessible);
+  lookup(lib, "react_runtime_concurrency", r.concurrency);
+  lookup(lib, "react_runtime_describe", r.describe);
+  return r;
+}
+
 }  // namespace
 
 std::string compilerCommand(Target target) {
@@ -102,6 +120,7 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
   if (!handle) throw Error("JIT: cannot load " + lib.libraryPath + ": " + ::dlerror());
   lib.handle = handle;
   lib.function = lookupKernel(lib, functionName);
+  if (target == Target::Kokkos) lib.runtime = loadKokkosRuntime(lib);
   return lib;
 }
 

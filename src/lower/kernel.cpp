@@ -1,18 +1,10 @@
 // The C++ API: compile a program into a callable kernel and run it on react tensors.
 #include "lower/lower.hpp"
 
-#include <Kokkos_Core.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 
 namespace react {
-
-void ensureKokkosInitialized() {
-  if (Kokkos::is_initialized()) return;
-  Kokkos::initialize();
-  std::atexit([] { Kokkos::finalize(); });
-}
 
 Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
   Kernel k;
@@ -21,7 +13,7 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
   k.source_ = emitSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
   k.target_ = options.target;
-  if (options.target == Target::Kokkos) ensureKokkosInitialized();
+  if (options.target == Target::Kokkos) k.lib_.runtime.initialize();
   return k;
 }
 
@@ -44,7 +36,7 @@ std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, c
     kernels[n].lib_ = lib;
     kernels[n].lib_.function = lookupKernel(lib, options.emit.functionName + "_" + std::to_string(n));
   }
-  if (options.target == Target::Kokkos) ensureKokkosInitialized();
+  if (options.target == Target::Kokkos) lib.runtime.initialize();
   return kernels;
 }
 
@@ -84,11 +76,30 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
   return sizes;
 }
 
+// Device copies of a bound kernel's arguments; freed with the last BoundKernel that shares them.
+struct DeviceCopies {
+  KokkosRuntime runtime;
+  std::vector<void*> buffers;
+  std::map<std::string, void*> outputValues;  // output name -> its device values
+  ~DeviceCopies() {
+    for (void* p : buffers) runtime.release(p);
+  }
+  void* upload(const void* host, size_t bytes) {
+    void* d = runtime.allocate(bytes);
+    if (!d) throw Error("kernel: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
+    buffers.push_back(d);
+    if (bytes) runtime.copy(d, host, bytes, static_cast<int>(CopyKind::HostToDevice));
+    return d;
+  }
+};
+
+namespace {
+std::vector<double>& valuesOf(MarketData& v) {
+  return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+}
+}  // namespace
+
 BoundKernel Kernel::bind(const TensorValues& inputs) const {
-  // bind() hands the kernel host memory: right for Serial/OpenMP Kokkos, not for a device backend.
-  if (target_ == Target::Kokkos &&
-      !Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible)
-    throw Error("kernel: this Kokkos runs on a device that cannot read host memory; pass device buffers to runRaw");
   BoundKernel b;
   b.kernel = this;
   std::map<std::string, int64_t> sizes = sizesFor(inputs);
@@ -107,25 +118,46 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       outputs[name] = DenseTensor(shape);
     }
   }
-  std::vector<ReactTensor>& args = b.args;
+  if (target_ == Target::Kokkos && !lib_.runtime.hostAccessible()) {
+    b.device = std::make_shared<DeviceCopies>();
+    b.device->runtime = lib_.runtime;
+  }
   for (const std::string& name : loops_.args) {
     bool isInput = tree_.tensor(name).decl.role == TensorRole::Input;
     const MarketData& v = isInput ? inputs.at(name) : outputs.at(name);
+    ReactTensor t{};
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v))
-      args.push_back({const_cast<double*>(m->val.data()), m->rowptr.data(), m->col.data(), m->nnz()});
-    else {
-      const DenseTensor& t = std::get<DenseTensor>(v);
-      args.push_back({const_cast<double*>(t.data.data()), nullptr, nullptr, t.size()});
+      t = {const_cast<double*>(m->val.data()), m->rowptr.data(), m->col.data(), m->nnz()};
+    else
+      t = {const_cast<double*>(std::get<DenseTensor>(v).data.data()), nullptr, nullptr, std::get<DenseTensor>(v).size()};
+    if (DeviceCopies* dev = b.device.get()) {
+      t.vals = static_cast<double*>(dev->upload(t.vals, sizeof(double) * static_cast<size_t>(t.nnz)));
+      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
+        t.pos = static_cast<const int64_t*>(dev->upload(m->rowptr.data(), sizeof(int64_t) * m->rowptr.size()));
+        t.crd = static_cast<const int32_t*>(dev->upload(m->col.data(), sizeof(int32_t) * m->col.size()));
+      }
+      if (!isInput) dev->outputValues[name] = t.vals;
     }
+    b.args.push_back(t);
   }
   return b;
 }
 
 void BoundKernel::run() const { kernel->runRaw(args.data(), sizes.data()); }
 
+void BoundKernel::download() {
+  if (!device) return;
+  for (auto& [name, values] : device->outputValues) {
+    std::vector<double>& host = valuesOf(outputs.at(name));
+    if (!host.empty())
+      device->runtime.copy(host.data(), values, sizeof(double) * host.size(), static_cast<int>(CopyKind::DeviceToHost));
+  }
+}
+
 TensorValues Kernel::run(const TensorValues& inputs) const {
   BoundKernel b = bind(inputs);
   b.run();
+  b.download();
   return std::move(b.outputs);
 }
 

@@ -60,7 +60,8 @@ std::string toString(Target t);
 
 struct EmitOptions {
   bool boundsCheck = false;          // every access checked; a violation aborts with its location
-  int kokkosTeamSize = 0;            // threads per team in Kokkos team loops; 0 = Kokkos::AUTO
+  int kokkosTeamSize = 0;            // rows per Kokkos team; 0 = chosen at run time from the input
+  bool laneLoopsOutermost = false;   // Kokkos: the loop order used on a GPU also on a CPU (tests)
   std::string functionName = "react_kernel";
 };
 
@@ -77,6 +78,20 @@ struct ReactTensor {
 };
 using KernelFunction = void (*)(const ReactTensor*, const int64_t*);
 
+// What every Kokkos kernel library exports besides its kernels (the emitter's prelude). The host
+// side of react reaches Kokkos only through these, so it is never compiled against Kokkos: the
+// same host code drives Serial, OpenMP and CUDA builds of Kokkos.
+enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };
+struct KokkosRuntime {
+  void (*initialize)() = nullptr;          // Kokkos::initialize once per process, finalize at exit
+  void* (*allocate)(size_t bytes) = nullptr;  // in the default execution space's memory
+  void (*release)(void* p) = nullptr;
+  void (*copy)(void* dst, const void* src, size_t bytes, int kind) = nullptr;  // kind: CopyKind; fences
+  int (*hostAccessible)() = nullptr;       // can the host read that memory (Serial, OpenMP: yes)
+  int (*concurrency)() = nullptr;          // threads of the default execution space
+  const char* (*describe)() = nullptr;     // "Cuda (device 0: NVIDIA H100 ...)", "OpenMP (16 threads)"
+};
+
 // --- JIT --------------------------------------------------------------------------------------
 struct JitOptions {
   std::string cacheDir;  // "" = $REACT_CACHE_DIR or ~/.cache/react
@@ -88,6 +103,7 @@ struct CompiledLibrary {
   std::string sourcePath, libraryPath;
   bool cacheHit = false;
   double compileSeconds = 0;  // 0 on a cache hit
+  KokkosRuntime runtime;      // Kokkos libraries only
 };
 // Compiles (or finds in the cache) the source for `target` and loads it. The cache key hashes the
 // source, the compiler and its flags. Compile errors throw react::Error naming the source file.
@@ -118,14 +134,19 @@ MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
 MachineModel calibrateMachine(const JitOptions& jit, int threads);  // measures, stores nothing
 
 class Kernel;
+struct DeviceCopies;
 // A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
-// so timing one measures the kernel alone.
+// so timing one measures the kernel alone. On a device that cannot read host memory (CUDA), the
+// inputs are copied to the device once here, and outputs come back only on download().
 struct BoundKernel {
   const Kernel* kernel = nullptr;
-  TensorValues outputs;
-  std::vector<ReactTensor> args;
+  TensorValues outputs;           // host copies of the results (after download() on a device)
+  std::vector<ReactTensor> args;  // in the kernel's memory space
   std::vector<int64_t> sizes;
-  void run() const;
+  std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
+  void run() const;               // returns when the kernel has finished (it fences)
+  void download();                // device outputs -> `outputs`; nothing to do on the host
+  bool onDevice() const { return device != nullptr; }
 };
 
 class Kernel {
@@ -135,9 +156,11 @@ class Kernel {
   static Kernel compile(const Program& p, CompileOptions options, const TensorValues& inputs);
   // Many programs in one translation unit: one compiler run, one library (fast test suites).
   static std::vector<Kernel> compileBatch(const std::vector<Program>& programs, const CompileOptions& options = {});
-  // Runs on host data; checks every input's presence, format and shape (react::Error otherwise).
+  // Runs on host data (copied to the device and back where the kernel runs on one); checks every
+  // input's presence, format and shape (react::Error otherwise).
   TensorValues run(const TensorValues& inputs) const;
-  // Binds inputs (which must outlive the result) and allocates outputs.
+  // Binds inputs (which must outlive the result) and allocates outputs, in device memory where
+  // the kernel runs on a device.
   BoundKernel bind(const TensorValues& inputs) const;
   // Runs on caller-owned buffers in the kernel's memory space (benchmarks reuse them).
   void runRaw(const ReactTensor* tensors, const int64_t* sizes) const { lib_.function(tensors, sizes); }
@@ -149,6 +172,7 @@ class Kernel {
   const LoopProgram& loops() const { return loops_; }
   const std::string& source() const { return source_; }
   const CompiledLibrary& library() const { return lib_; }
+  Target target() const { return target_; }
 
  private:
   IndexTree tree_;
@@ -157,8 +181,5 @@ class Kernel {
   CompiledLibrary lib_;
   Target target_ = Target::OpenMP;
 };
-
-// Initializes Kokkos once per process (needed before running a Kokkos-target kernel).
-void ensureKokkosInitialized();
 
 }  // namespace react
