@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -93,22 +94,29 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
   lib.libraryPath = dir + "/" + key + ".so";
 
   if (!fs::exists(lib.libraryPath)) {
+    // Write and compile under private names, then rename: concurrent compiles (other processes,
+    // or other threads of this one) never read a partial source or load a partial library.
+    static std::atomic<unsigned> compiles{0};
+    std::string suffix = ".tmp." + std::to_string(::getpid()) + "." + std::to_string(compiles++);
     {
-      std::ofstream out(lib.sourcePath);
+      std::ofstream out(lib.sourcePath + suffix);
       out << source;
-      if (!out) throw Error("JIT: cannot write '" + lib.sourcePath + "'");
+      if (!out) throw Error("JIT: cannot write '" + lib.sourcePath + suffix + "'");
     }
-    // Compile to a private name, then rename: concurrent processes never load a partial library.
-    std::string tmp = lib.libraryPath + ".tmp." + std::to_string(::getpid());
-    std::string log = dir + "/" + key + ".log";
+    fs::rename(lib.sourcePath + suffix, lib.sourcePath, ec);
+    if (ec) throw Error("JIT: cannot write '" + lib.sourcePath + "': " + ec.message());
+    std::string tmp = lib.libraryPath + suffix;
+    std::string log = dir + "/" + key + ".log" + suffix;
     std::string cmd = command + " -o '" + tmp + "' '" + lib.sourcePath + "' " + libs + " > '" + log + "' 2>&1";
     if (options.verbose) std::fprintf(stderr, "react JIT: %s\n", cmd.c_str());
     auto start = std::chrono::steady_clock::now();
     int rc = std::system(cmd.c_str());
     lib.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string messages = readFile(log);
+    fs::remove(log, ec);
     if (rc != 0) {
       fs::remove(tmp, ec);
-      throw Error("JIT: compiling generated source " + lib.sourcePath + " failed (" + command + "):\n" + readFile(log));
+      throw Error("JIT: compiling generated source " + lib.sourcePath + " failed (" + command + "):\n" + messages);
     }
     fs::rename(tmp, lib.libraryPath, ec);
     if (ec) throw Error("JIT: cannot move the library into the cache: " + ec.message());
