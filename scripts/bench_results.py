@@ -93,4 +93,8 @@ def device_block(docs):
         return []
     with open(path) as f:
         lines = [line.rstrip("\n") for line in f if not line.startswith("<!--")]
-    return [DEVICE_BEGIN] + ["#" + line if line.startswith("#") else line for line in lines] + [DEVICE_END]
+    out, fenced = [DEVICE_BEGIN], False
+    for line in lines:
+        fenced ^= line.startswith("```")
+        out.append("#" + line if line.startswith("#") and not fenced else line)  # not shell comments
+    return out + [DEVICE_END]
