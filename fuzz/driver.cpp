@@ -80,6 +80,7 @@ class Fuzzer {
   Fuzzer(const FuzzOptions& o, std::ostream& log) : o_(o), progress_(log, o.programs, o.progressSeconds) {
     std::filesystem::create_directories(o.outDir);
     jit_.cacheDir = o.outDir + "/jit-cache";
+    jit_.extraFlags = o.jitFlags;
   }
 
   FuzzSummary run() {

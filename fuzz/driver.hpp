@@ -19,6 +19,7 @@ struct FuzzOptions {
   int batch = 100;              // programs per JIT translation unit
   int boundsCheckEvery = 3;     // every Nth (batch, mode) compile checks every access (0: never)
   std::string outDir = "fuzz-out";  // reproducers; the JIT cache is outDir/jit-cache
+  std::string jitFlags;             // appended to the JIT compiler's flags (JitOptions::extraFlags)
   double minimizeSeconds = 300;
   double progressSeconds = 5;
 };

@@ -165,6 +165,16 @@ TEST_CASE("JIT: a second compile of the same source is a cache hit") {
   CHECK(static_cast<bool>(warm.function));
 }
 
+TEST_CASE("JIT: extra flags reach the compiler and are part of the cache key") {
+  JitOptions o = testCache();
+  std::string src = "#ifndef REACT_EXTRA_FLAG\n#error the extra flag did not arrive\n#endif\n"
+                    "extern \"C\" void react_kernel() {}\n";
+  CHECK_THROWS_AS(jitCompile(src, Target::OpenMP, o), Error);
+  o.extraFlags = "-DREACT_EXTRA_FLAG -O0";
+  CompiledLibrary lib = jitCompile(src, Target::OpenMP, o);
+  CHECK(static_cast<bool>(lib.function));
+}
+
 TEST_CASE("JIT: a compile error names the generated file") {
   JitOptions o = testCache();
   try {

@@ -85,6 +85,7 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
                            const std::string& functionName) {
   CompiledLibrary lib;
   std::string command = compilerCommand(target), libs = linkLibraries(target);
+  if (!options.extraFlags.empty()) command += " " + options.extraFlags;
   std::string dir = cacheDirectory(options);
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -95,6 +95,7 @@ struct KokkosRuntime {
 // --- JIT --------------------------------------------------------------------------------------
 struct JitOptions {
   std::string cacheDir;  // "" = $REACT_CACHE_DIR or ~/.cache/react
+  std::string extraFlags;  // appended to the compiler's flags (a later -O wins: "-O0" compiles faster)
   bool verbose = false;
 };
 struct CompiledLibrary {
