@@ -2,7 +2,8 @@
 # Builds react with AddressSanitizer and UndefinedBehaviorSanitizer (Debug, build-sanitize/) and
 # runs the test suite under them: the unit tests (the quick fuzz runs included) and the corpus
 # replays, through ctest. JIT-compiled kernels are not sanitized (they load into the sanitized
-# host as they are). Any sanitizer report fails the run.
+# host as they are). Any sanitizer report fails the run. With $REACT_CACHE_DIR set, the tests take
+# their kernels from there (scripts/test.sh points it at the release build's cache).
 #   bash scripts/test-sanitizers.sh [JOBS]     (default: the number of cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,4 @@ cmake --build build-sanitize -j"${1:-$(nproc)}"
 # detect_leaks: loaded kernels stay mapped on purpose (RTLD_NODELETE), leaks elsewhere are findings.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-ctest --test-dir build-sanitize --output-on-failure
+ctest --test-dir build-sanitize --output-on-failure -j"${1:-$(nproc)}"

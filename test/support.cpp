@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace react::test {
@@ -18,7 +19,10 @@ std::string sharedMatrixDir() {
 
 JitOptions testCache() {
   JitOptions o;
-  o.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
+  // $REACT_CACHE_DIR lets the sanitizer run reuse the kernels the release run compiled (the key
+  // is the source and the compiler command, the same in both builds).
+  const char* shared = std::getenv("REACT_CACHE_DIR");
+  o.cacheDir = shared && *shared ? shared : std::string(REACT_BINARY_DIR) + "/jit-cache";
   return o;
 }
 
