@@ -4,7 +4,9 @@
 #include "fuzz/eigen_reference.hpp"
 #include "fuzz/reference.hpp"
 
+#include <cmath>
 #include <limits>
+#include <random>
 #include <sstream>
 
 namespace react::fuzz {
@@ -48,7 +50,43 @@ std::optional<Mismatch> guarded(const std::string& stage, F&& f) {
   }
 }
 
+// Every candidate auto weighs (each association of each product chain under each mode and fusion
+// plan), not only the one it picks, on the interpreter against the unfused tree.
+std::optional<Mismatch> checkAutoCandidates(const RandomProgram& p, const Program& compiled, const TensorValues& base) {
+  AutoDecision d;
+  if (auto m = guarded("fusion auto", [&]() -> std::optional<Mismatch> {
+        d = decideFusion(compiled, inputStats(p.inputs), fuzzMachine(p));
+        return std::nullopt;
+      }))
+    return m;
+  for (const AutoCandidate& c : d.candidates) {
+    if (!c.rejected.empty()) continue;
+    std::string stage = "fusion auto: " + c.label();
+    for (const std::string& a : c.associations) stage += ", " + a;
+    if (auto m = guarded(stage, [&] { return compareOutputs(compiled, interpret(c.tree, p.inputs), base, stage); })) return m;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+MachineModel fuzzMachine(const RandomProgram& p) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a of the text: the same machine on every replay
+  for (unsigned char ch : p.text) h = (h ^ ch) * 1099511628211ull;
+  std::mt19937_64 rng(h);
+  auto logUniform = [&](double lo, double hi) {
+    return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(rng));
+  };
+  MachineModel m;
+  m.threads = 1 << std::uniform_int_distribution<int>(0, 6)(rng);
+  m.bandwidth1 = logUniform(1e8, 1e12);
+  m.bandwidth = m.bandwidth1 * logUniform(1, m.threads);
+  for (double& r : m.vectorFlops) r = logUniform(1e7, 1e11);
+  for (double& r : m.reductionFlops) r = logUniform(1e7, 1e11);
+  m.cacheBytes = logUniform(1e3, 1e8);
+  m.source = "react-fuzz: drawn from the program text";
+  return m;
+}
 
 std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& compiled, const std::vector<FusionMode>& modes,
                                          InterpreterReport* report) {
@@ -62,6 +100,10 @@ std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& 
   EigenCoverage coverage;
   if (auto m = guarded("eigen vs reference", [&] { return checkEigen(compiled, p.inputs, want, &coverage); })) return m;
   for (FusionMode mode : modes) {
+    if (mode == FusionMode::Auto) {
+      if (auto m = checkAutoCandidates(p, compiled, base)) return m;
+      continue;
+    }
     std::string stage = "fusion " + toString(mode);
     if (auto m = guarded(stage, [&] { return compareOutputs(compiled, interpret(fuse(compiled, mode), p.inputs), base, stage); }))
       return m;
@@ -78,19 +120,23 @@ std::string stageName(const JitConfig& c) {
   return "jit " + toString(c.target) + " " + toString(c.mode) + (c.boundsCheck ? " bounds-checked" : "");
 }
 
-CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit) {
+CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit, const RandomProgram& p) {
   CompileOptions o;
   o.fusion = c.mode;
   o.target = c.target;
   o.emit.boundsCheck = c.boundsCheck;
   o.jit = jit;
+  if (c.mode == FusionMode::Auto) {
+    o.stats = inputStats(p.inputs);
+    o.machine = fuzzMachine(p);
+  }
   return o;
 }
 
 std::optional<Mismatch> checkJit(const RandomProgram& p, const Program& compiled, const JitConfig& c, const JitOptions& jit) {
   TensorValues want = interpret(buildIndexTree(compiled), p.inputs);
   return guarded(stageName(c), [&] {
-    Kernel k = Kernel::compile(compiled, compileOptions(c, jit));
+    Kernel k = Kernel::compile(compiled, compileOptions(c, jit, p));
     return compareOutputs(compiled, k.run(p.inputs), want, stageName(c));
   });
 }

@@ -33,7 +33,7 @@ struct InterpreterReport {
 };
 // The interpreter on the unfused tree against referenceEvaluate, Eigen against the reference
 // (where the program's statements are matrix shaped, eigen_reference.hpp), and the interpreter on
-// the tree of each mode against the unfused one.
+// the tree of each mode against the unfused one; for auto, on every candidate it weighs.
 std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& compiled, const std::vector<FusionMode>& modes,
                                          InterpreterReport* report = nullptr);
 
@@ -43,7 +43,13 @@ struct JitConfig {
   bool boundsCheck = false;
 };
 std::string stageName(const JitConfig& c);  // "jit openmp react", "jit kokkos none bounds-checked"
-CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit);
+// Under auto, with p's input statistics and fuzzMachine(p).
+CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit, const RandomProgram& p);
+
+// The machine auto decides for in the fuzzer: rates across four to six orders of magnitude and
+// 1-64 threads, drawn from p's text (the same on every replay). Auto's choice follows the machine,
+// so the fuzzer's auto kernels cover many choices, not only the one this host makes on tiny inputs.
+MachineModel fuzzMachine(const RandomProgram& p);
 
 // One program alone through one JIT configuration, against the unfused interpreter.
 std::optional<Mismatch> checkJit(const RandomProgram& p, const Program& compiled, const JitConfig& c, const JitOptions& jit);

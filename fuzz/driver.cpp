@@ -130,17 +130,15 @@ class Fuzzer {
 
   void jitPart(std::vector<Checked>& all, const JitConfig& config) {
     std::vector<Checked*> batch;
-    std::vector<Program> programs;
     for (Checked& c : all)
-      if (!c.failed) {
-        batch.push_back(&c);
-        programs.push_back(c.compiled);
-      }
+      if (!c.failed) batch.push_back(&c);
     if (batch.empty()) return;
     progress_.say("compiling " + std::to_string(batch.size()) + " programs: " + stageName(config));
     std::vector<Kernel> kernels;
     try {
-      kernels = Kernel::compileBatch(programs, compileOptions(config, jit_));
+      std::vector<IndexTree> trees;  // each program's own (under auto: its own decision)
+      for (Checked* c : batch) trees.push_back(fusedTree(c->compiled, compileOptions(config, jit_, c->program)));
+      kernels = Kernel::compileTrees(trees, compileOptions(config, jit_, batch.front()->program));
       forgetLibrary(kernels.front().library());
       std::ostringstream took;
       took << "compiled in " << std::setprecision(3) << kernels.front().library().compileSeconds << " s";
@@ -161,7 +159,7 @@ class Fuzzer {
     std::optional<Mismatch> m;
     try {
       std::optional<Kernel> alone;
-      if (!k) k = &alone.emplace(Kernel::compile(c.compiled, compileOptions(config, jit_)));
+      if (!k) k = &alone.emplace(Kernel::compile(c.compiled, compileOptions(config, jit_, c.program)));
       m = compareOutputs(c.compiled, k->run(c.program.inputs), c.unfused, stage);
     } catch (const std::exception& e) {
       m = Mismatch{stage, std::string("threw: ") + e.what()};

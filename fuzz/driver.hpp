@@ -14,7 +14,7 @@ struct FuzzOptions {
   uint64_t programs = 100;
   uint64_t seed = 1;  // programs use seeds seed, seed+1, ...
   int maxStatements = 8;
-  std::vector<FusionMode> modes = {FusionMode::None, FusionMode::Maximal, FusionMode::React};
+  std::vector<FusionMode> modes = {FusionMode::None, FusionMode::Maximal, FusionMode::React, FusionMode::Auto};
   std::vector<Target> emitters = {Target::OpenMP, Target::Kokkos};  // empty: interpreter part only
   int batch = 100;              // programs per JIT translation unit
   int boundsCheckEvery = 3;     // every Nth (batch, mode) compile checks every access (0: never)

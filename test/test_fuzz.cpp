@@ -47,6 +47,20 @@ TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one bat
   requireClean(quick(100, 2000000, {Target::OpenMP}));
 }
 
+TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kernels cover several choices") {
+  std::set<std::string> chosen;
+  int reassociated = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    RandomProgram p = randomFuzzProgram(seed, 8);
+    CHECK(fuzzMachine(p).bandwidth == fuzzMachine(p).bandwidth);  // the same machine on a replay
+    AutoDecision d = decideFusion(*compileProgram(p), inputStats(p.inputs), fuzzMachine(p));
+    chosen.insert(toString(d.choice().mode));
+    for (const AutoCandidate& c : d.candidates) reassociated += c.rejected.empty() && !c.asWritten;
+  }
+  CHECK(chosen == std::set<std::string>{"maximal", "none", "react"});
+  CHECK(reassociated > 0);  // re-associated chains are among the candidates the interpreter checks
+}
+
 TEST_CASE("fuzz: a wrong value, a wrong pattern or a different NaN is a mismatch") {
   DenseTensor a({2}), b({2});
   a.data = {1.0, 2.0};

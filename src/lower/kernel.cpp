@@ -18,20 +18,26 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
 }
 
 std::vector<Kernel> Kernel::compileBatch(const std::vector<Program>& programs, const CompileOptions& options) {
-  std::vector<Kernel> kernels(programs.size());
+  std::vector<IndexTree> trees;
+  for (const Program& p : programs) trees.push_back(fusedTree(p, options));
+  return compileTrees(trees, options);
+}
+
+std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, const CompileOptions& options) {
+  std::vector<Kernel> kernels(trees.size());
   std::string source;
-  for (size_t n = 0; n < programs.size(); ++n) {
+  for (size_t n = 0; n < trees.size(); ++n) {
     Kernel& k = kernels[n];
     EmitOptions emit = options.emit;
     emit.functionName = options.emit.functionName + "_" + std::to_string(n);
-    k.tree_ = fusedTree(programs[n], options);
+    k.tree_ = trees[n];
     k.loops_ = lowerToLoops(k.tree_);
     k.source_ = emitSource(k.loops_, options.target, emit);
     source += k.source_;
   }
-  if (programs.empty()) return kernels;
+  if (trees.empty()) return kernels;
   CompiledLibrary lib = jitCompile(source, options.target, options.jit, options.emit.functionName + "_0");
-  for (size_t n = 0; n < programs.size(); ++n) {
+  for (size_t n = 0; n < trees.size(); ++n) {
     kernels[n].target_ = options.target;
     kernels[n].lib_ = lib;
     kernels[n].lib_.function = lookupKernel(lib, options.emit.functionName + "_" + std::to_string(n));

@@ -157,6 +157,9 @@ class Kernel {
   static Kernel compile(const Program& p, CompileOptions options, const TensorValues& inputs);
   // Many programs in one translation unit: one compiler run, one library (fast test suites).
   static std::vector<Kernel> compileBatch(const std::vector<Program>& programs, const CompileOptions& options = {});
+  // The same for trees already fused (each program's own auto decision, say): options.fusion,
+  // stats and machine are not used.
+  static std::vector<Kernel> compileTrees(const std::vector<IndexTree>& trees, const CompileOptions& options = {});
   // Runs on host data (copied to the device and back where the kernel runs on one); checks every
   // input's presence, format and shape (react::Error otherwise).
   TensorValues run(const TensorValues& inputs) const;
