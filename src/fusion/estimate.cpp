@@ -14,6 +14,9 @@ struct NestCost {
   double flops = 0, seconds = 0;  // compute time on one thread
   std::map<std::string, double> bytes;  // per tensor (or "<pattern> structure")
   double width = 1;                     // iterations of the outer loop
+  // Compute time (one thread) of the statements under a sparse loop over the rows the outer loop
+  // runs through, and the largest fraction of that work one row holds (its longest / nnz).
+  double rowSeconds = 0, longestRowShare = 0;
 };
 
 std::map<std::string, int64_t> nnzOf(const InputStats& stats) {
@@ -43,7 +46,9 @@ class Estimator {
                                         : m_.bandwidth1;
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
-      e.seconds += std::max(nest.seconds / threads, bytes / bandwidth);
+      // One row's work runs on one thread: with a skewed pattern that bounds the nest's time.
+      double compute = std::max(nest.seconds / threads, nest.rowSeconds * nest.longestRowShare);
+      e.seconds += std::max(compute, bytes / bandwidth) + m_.regionSeconds;
       e.flops += nest.flops;
       e.bytes += bytes;
       ++e.nests;
@@ -99,8 +104,18 @@ class Estimator {
         const SparseStats& s = stats_.sparse.at(innermost->loop.pattern);
         length = s.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(s.rows) : 1;
       }
+      double seconds = flops / (sums ? m_.reductionRate(length) : m_.vectorRate(length));
       nest.flops += flops;
-      nest.seconds += flops / (sums ? m_.reductionRate(length) : m_.vectorRate(length));
+      nest.seconds += seconds;
+      const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
+      for (const TreeNode* a : path)
+        if (outer && a->kind == NodeKind::Index && a->loop.kind == LoopKind::Sparse &&
+            a->loop.parentIndex == outer->loop.index && outer->loop.kind == LoopKind::Dense) {
+          const SparseStats& s = stats_.sparse.at(a->loop.pattern);
+          nest.rowSeconds += seconds;
+          if (s.nnz > 0) nest.longestRowShare = std::max(nest.longestRowShare, double(s.longestRow) / double(s.nnz));
+          break;
+        }
     }
     auto touch = [&](const std::string& name, const std::vector<std::string>& indices) {
       double bytes = storedBytes(name);
@@ -193,10 +208,11 @@ std::string MachineModel::str() const {
   char buf[400];
   std::snprintf(buf, sizeof buf,
                 "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); Gflop/s per thread in loops of 4/16/64/256: "
-                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s",
+                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s; parallel region %.1f us",
                 threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops[0] / 1e9,
                 vectorFlops[1] / 1e9, vectorFlops[2] / 1e9, vectorFlops[3] / 1e9, reductionFlops[0] / 1e9,
-                reductionFlops[1] / 1e9, reductionFlops[2] / 1e9, reductionFlops[3] / 1e9, bytesText(cacheBytes).c_str());
+                reductionFlops[1] / 1e9, reductionFlops[2] / 1e9, reductionFlops[3] / 1e9, bytesText(cacheBytes).c_str(),
+                regionSeconds * 1e6);
   return std::string(buf) + (source.empty() ? "" : " (" + source + ")");
 }
 

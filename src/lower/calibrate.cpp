@@ -39,7 +39,18 @@ template <int N> static void loops(int64_t test, double* a, double* b, int64_t r
   if (test == 1) axpy<N>(a, b, reps);
   else dot<N>(a, b, reps);
 }
-// sizes: test (0 copy, 1 axpy, 2 dot), length (4, 16, 64 or 256 for 1 and 2), repetitions, threads
+// A top-level loop nest as generated kernels open it: one parallel region, a dynamic loop.
+static void regions(double* a, int64_t n, int64_t reps, int threads) {
+  for (int64_t r = 0; r < reps; ++r) {
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(dynamic, 16)
+      for (int64_t i = 0; i < n; ++i) a[i] += 1.0;
+    }
+  }
+}
+// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions), length (4, 16, 64 or 256 for 1 and
+// 2; iterations for 3), repetitions, threads
 extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   const int64_t test = s[0], n = s[1], reps = s[2];
   double* a = t[0].vals;
@@ -47,7 +58,8 @@ extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   if (test == 0) {
 #pragma omp parallel for schedule(static) num_threads((int)s[3])
     for (int64_t i = 0; i < n; ++i) a[i] = b[i];
-  } else if (n == 4) loops<4>(test, a, b, reps);
+  } else if (test == 3) regions(a, n, reps, (int)s[3]);
+  else if (n == 4) loops<4>(test, a, b, reps);
   else if (n == 16) loops<16>(test, a, b, reps);
   else if (n == 64) loops<64>(test, a, b, reps);
   else loops<256>(test, a, b, reps);
@@ -132,6 +144,13 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
     m.vectorFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 1, n, reps, 1, 5);
     m.reductionFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
   }
+  // Parallel regions: 2000 of them, each a dynamic loop of 64 trivial iterations on all threads
+  // (the time is the region's start, scheduling and join); per region, best of 5.
+  {
+    const int64_t regions = 2000;
+    std::vector<double> x(64, 0.0), y(64, 0.0);
+    m.regionSeconds = bestSeconds(lib.function, x, y, 3, 64, regions, threads, 5) / regions;
+  }
   m.cacheBytes = lastLevelCacheBytes();
   m.source = "calibrated now";
   return m;
@@ -145,7 +164,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes"};
+  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds"};
   for (int length : MachineModel::kRateLengths) {
     keys.push_back("vector_flops_" + std::to_string(length));
     keys.push_back("reduction_flops_" + std::to_string(length));
@@ -163,6 +182,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
       m.reductionFlops[l] = std::atof(fields["reduction_flops_" + length].c_str());
     }
     m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
+    m.regionSeconds = std::atof(fields["region_seconds"].c_str());
     m.source = path;
     return m;
   }
@@ -173,7 +193,8 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     std::ofstream out(tmp);
     out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
         << "compiler=" << compiler << "\ncalibration=" << calibrationId() << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
-        << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes << "\n";
+        << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
+        << "\nregion_seconds=" << m.regionSeconds << "\n";
     for (size_t l = 0; l < m.vectorFlops.size(); ++l)
       out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
           << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\n";
