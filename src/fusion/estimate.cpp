@@ -54,6 +54,11 @@ class Estimator {
       ++e.nests;
     }
     e.temporaryBytes = 8 * analyzeCost(t_).temporarySize.evaluate(symbols_);
+    // Temporaries not shrunk to per-thread scratch are allocated, faulted in and zero-filled on
+    // every call, single-threaded, before the nests run.
+    if (m_.temporaryBandwidth > 0)
+      for (const auto& [name, s] : t_.tensors)
+        if (s.decl.role == TensorRole::Temporary && !s.shrunk()) e.seconds += storedBytes(name) / m_.temporaryBandwidth;
     return e;
   }
 
@@ -205,14 +210,15 @@ InputStats inputStats(const TensorValues& inputs) {
 }
 
 std::string MachineModel::str() const {
-  char buf[400];
+  char buf[480];
   std::snprintf(buf, sizeof buf,
                 "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); Gflop/s per thread in loops of 4/16/64/256: "
-                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s; parallel region %.1f us",
+                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s; parallel region %.1f us; "
+                "new temporaries %.1f GB/s",
                 threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops[0] / 1e9,
                 vectorFlops[1] / 1e9, vectorFlops[2] / 1e9, vectorFlops[3] / 1e9, reductionFlops[0] / 1e9,
                 reductionFlops[1] / 1e9, reductionFlops[2] / 1e9, reductionFlops[3] / 1e9, bytesText(cacheBytes).c_str(),
-                regionSeconds * 1e6);
+                regionSeconds * 1e6, temporaryBandwidth / 1e9);
   return std::string(buf) + (source.empty() ? "" : " (" + source + ")");
 }
 

@@ -132,6 +132,10 @@ struct MachineModel {
   // Seconds to start one parallel region running a dynamically scheduled loop on `threads`
   // threads and join it (every top-level loop nest of a kernel is one).
   double regionSeconds = 0;
+  // Bytes/s of allocating and zero-filling a fresh temporary of many pages (page faults included),
+  // as a kernel does on every call for each temporary that is not shrunk to per-thread scratch.
+  // 0: not measured (the cost is left out).
+  double temporaryBandwidth = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
   double vectorRate(double length) const;
   double reductionRate(double length) const;
@@ -144,6 +148,7 @@ struct MachineModel {
 // and the vector rate elsewhere, for the innermost loop's length (a sparse loop: the pattern's
 // average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
+// Each unshrunk temporary costs its allocation (its bytes at the machine's temporary bandwidth).
 // Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
 // the rows of a csr input cannot finish before the thread holding its longest row has done that
 // row's share of the work (load imbalance).

@@ -17,7 +17,9 @@
 namespace react {
 namespace {
 
-const char* kCalibrationSource = R"(#include <cstdint>
+const char* kCalibrationSource = R"(#include <cstddef>
+#include <cstdint>
+#include <vector>
 #include <omp.h>
 struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
 // Generated kernels have dense extents as constants: so do these loops.
@@ -49,8 +51,14 @@ static void regions(double* a, int64_t n, int64_t reps, int threads) {
     }
   }
 }
-// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions), length (4, 16, 64 or 256 for 1 and
-// 2; iterations for 3), repetitions, threads
+// A temporary as generated kernels allocate it on every call: a zero-filled vector, freed at
+// the end (the allocator hands out fresh pages: each is faulted in and zeroed).
+static void temporary(double* a, int64_t n) {
+  std::vector<double> buffer(static_cast<size_t>(n), 0.0);
+  a[0] += buffer[static_cast<size_t>(n - 1)];
+}
+// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions, 4 temporary), length (4, 16, 64 or
+// 256 for 1 and 2; iterations for 3; doubles for 4), repetitions, threads
 extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   const int64_t test = s[0], n = s[1], reps = s[2];
   double* a = t[0].vals;
@@ -59,6 +67,7 @@ extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
 #pragma omp parallel for schedule(static) num_threads((int)s[3])
     for (int64_t i = 0; i < n; ++i) a[i] = b[i];
   } else if (test == 3) regions(a, n, reps, (int)s[3]);
+  else if (test == 4) temporary(a, n);
   else if (n == 4) loops<4>(test, a, b, reps);
   else if (n == 16) loops<16>(test, a, b, reps);
   else if (n == 64) loops<64>(test, a, b, reps);
@@ -95,19 +104,26 @@ double lastLevelCacheBytes() {
   throw Error("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
 }
 
-// Best of `trials` runs of one test, in seconds.
-double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
-                   int64_t reps, int threads, int trials) {
+// Seconds of each of `trials` runs of one test, sorted.
+std::vector<double> runSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
+                               int64_t reps, int threads, int trials) {
   ReactTensor t[2] = {{a.data(), nullptr, nullptr, static_cast<int64_t>(a.size())},
                       {b.data(), nullptr, nullptr, static_cast<int64_t>(b.size())}};
   int64_t sizes[4] = {test, n, reps, threads};
-  double best = 1e30;
+  std::vector<double> seconds;
   for (int r = 0; r < trials; ++r) {
     auto start = std::chrono::steady_clock::now();
     f(t, sizes);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  return best;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds;
+}
+
+// Best of `trials` runs of one test, in seconds.
+double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
+                   int64_t reps, int threads, int trials) {
+  return runSeconds(f, a, b, test, n, reps, threads, trials).front();
 }
 
 // Which calibration kernels measured a stored file: a file from other kernels is measured again.
@@ -151,6 +167,13 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
     std::vector<double> x(64, 0.0), y(64, 0.0);
     m.regionSeconds = bestSeconds(lib.function, x, y, 3, 64, regions, threads, 5) / regions;
   }
+  // A fresh 16 MiB temporary, as a kernel allocates one on every call: the median of 9 (the best
+  // could be a run where the allocator happened to hand back pages still mapped).
+  {
+    const int64_t doubles = int64_t{1} << 21;
+    std::vector<double> x(1, 0.0), y(1, 0.0);
+    m.temporaryBandwidth = 8.0 * static_cast<double>(doubles) / runSeconds(lib.function, x, y, 4, doubles, 1, 1, 9)[4];
+  }
   m.cacheBytes = lastLevelCacheBytes();
   m.source = "calibrated now";
   return m;
@@ -164,7 +187,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds"};
+  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds", "temporary_bandwidth"};
   for (int length : MachineModel::kRateLengths) {
     keys.push_back("vector_flops_" + std::to_string(length));
     keys.push_back("reduction_flops_" + std::to_string(length));
@@ -183,6 +206,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     }
     m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
     m.regionSeconds = std::atof(fields["region_seconds"].c_str());
+    m.temporaryBandwidth = std::atof(fields["temporary_bandwidth"].c_str());
     m.source = path;
     return m;
   }
@@ -194,7 +218,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
         << "compiler=" << compiler << "\ncalibration=" << calibrationId() << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
         << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
-        << "\nregion_seconds=" << m.regionSeconds << "\n";
+        << "\nregion_seconds=" << m.regionSeconds << "\ntemporary_bandwidth=" << m.temporaryBandwidth << "\n";
     for (size_t l = 0; l < m.vectorFlops.size(); ++l)
       out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
           << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\n";
