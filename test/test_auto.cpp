@@ -22,8 +22,8 @@ MachineModel testMachine() {
   m.threads = 2;
   m.bandwidth1 = 8e9;
   m.bandwidth = 12e9;
-  m.vectorFlops = {2e9, 3e9, 4e9, 4e9};
-  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9};
+  m.vectorFlops = {2e9, 3e9, 3.5e9, 4e9, 4e9};
+  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9, 1e9};
   m.cacheBytes = 8e6;
   m.source = "test";
   return m;
@@ -33,8 +33,8 @@ MachineModel testMachine() {
 MachineModel flopBoundMachine() {
   MachineModel m = testMachine();
   m.bandwidth1 = m.bandwidth = 1e15;
-  m.vectorFlops = {4e9, 4e9, 4e9, 4e9};
-  m.reductionFlops = {1e9, 1e9, 1e9, 1e9};
+  m.vectorFlops = {4e9, 4e9, 4e9, 4e9, 4e9};
+  m.reductionFlops = {1e9, 1e9, 1e9, 1e9, 1e9};
   return m;
 }
 

@@ -126,8 +126,16 @@ struct MachineModel {
   // flop/s of one thread in in-cache loops of kRateLengths iterations: without a reduction (an
   // axpy) and summing (a dot product). Other lengths interpolate (log scale), beyond the ends
   // take the end's rate.
-  static constexpr int kRateLengths[4] = {4, 16, 64, 256};
-  std::array<double, 4> vectorFlops{}, reductionFlops{};
+  static constexpr int kRateLengths[5] = {4, 16, 32, 64, 256};
+  using Rates = std::array<double, 5>;
+  Rates vectorFlops{}, reductionFlops{};
+  // flop/s of one thread in the loop a sparse product's row runs: for each stored entry, a
+  // gathered row of L doubles scaled into an accumulator, into per-thread scratch (the producer
+  // fused with its consumer: the scratch is read, then reset, after each row) or into row i of
+  // a full temporary (unfused). The compiler vectorizes the two differently (GCC 12 with
+  // AVX-512 uses gathers in the first from L = 32 on), so they are measured, not assumed.
+  // 0: not measured (the vector rate is used).
+  Rates scratchRowFlops{}, rowFlops{};
   double cacheBytes = 0;        // last-level cache
   // Seconds to start one parallel region running a dynamically scheduled loop on `threads`
   // threads and join it (every top-level loop nest of a kernel is one).
@@ -136,9 +144,14 @@ struct MachineModel {
   // as a kernel does on every call for each temporary that is not shrunk to per-thread scratch.
   // 0: not measured (the cost is left out).
   double temporaryBandwidth = 0;
+  // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
+  // time each). 0: not measured (exp counts as one flop).
+  double expRate = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
   double vectorRate(double length) const;
   double reductionRate(double length) const;
+  // The sparse row accumulation's rate (into scratch or a row), or the vector rate if unmeasured.
+  double sparseRowRate(double length, bool scratch) const;
   std::string str() const;
 };
 
@@ -148,6 +161,7 @@ struct MachineModel {
 // and the vector rate elsewhere, for the innermost loop's length (a sparse loop: the pattern's
 // average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
+// An exp costs the machine's measured time per call on top of its flop.
 // Each unshrunk temporary costs its allocation (its bytes at the machine's temporary bandwidth).
 // Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
 // the rows of a csr input cannot finish before the thread holding its longest row has done that
