@@ -61,11 +61,6 @@ class Estimator {
       ++e.nests;
     }
     e.temporaryBytes = 8 * analyzeCost(t_).temporarySize.evaluate(symbols_);
-    // Temporaries not shrunk to per-thread scratch are allocated, faulted in and zero-filled on
-    // every call, single-threaded, before the nests run.
-    if (m_.temporaryBandwidth > 0)
-      for (const auto& [name, s] : t_.tensors)
-        if (s.decl.role == TensorRole::Temporary && !s.shrunk()) e.seconds += storedBytes(name) / m_.temporaryBandwidth;
     return e;
   }
 
@@ -247,8 +242,8 @@ std::string MachineModel::str() const {
   std::string out = buf + std::string("Gflop/s per thread in loops of ") + lengths + ": " + list(vectorFlops) +
                     " (vector), " + list(reductionFlops) + " (sums), " + list(scratchRowFlops) + " (sparse rows into scratch), " +
                     list(rowFlops) + " (sparse rows into rows)";
-  std::snprintf(buf, sizeof buf, "; cache %s; parallel region %.1f us; new temporaries %.1f GB/s; exp %.0f M/s",
-                bytesText(cacheBytes).c_str(), regionSeconds * 1e6, temporaryBandwidth / 1e9, expRate / 1e6);
+  std::snprintf(buf, sizeof buf, "; cache %s; parallel region %.1f us; exp %.0f M/s",
+                bytesText(cacheBytes).c_str(), regionSeconds * 1e6, expRate / 1e6);
   return out + buf + (source.empty() ? "" : " (" + source + ")");
 }
 

@@ -70,7 +70,8 @@ IndexTree shrinkTemporaries(const IndexTree& t);
 
 // --- pipeline ---------------------------------------------------------------------------------
 // Auto chooses, per program, the association of its product chains and one of the other three
-// modes from a cost model on the inputs' statistics (decideFusion below); it is not a pass list.
+// modes (react with a fusion plan) from a cost model on the inputs' statistics (decideFusion
+// below); it is not a pass list.
 enum class FusionMode { None, Maximal, React, Auto };
 // "none" | "maximal" | "react" | "auto"; throws react::Error
 FusionMode parseFusionMode(const std::string& s);
@@ -140,10 +141,6 @@ struct MachineModel {
   // Seconds to start one parallel region running a dynamically scheduled loop on `threads`
   // threads and join it (every top-level loop nest of a kernel is one).
   double regionSeconds = 0;
-  // Bytes/s of allocating and zero-filling a fresh temporary of many pages (page faults included),
-  // as a kernel does on every call for each temporary that is not shrunk to per-thread scratch.
-  // 0: not measured (the cost is left out).
-  double temporaryBandwidth = 0;
   // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
   // time each). 0: not measured (exp counts as one flop).
   double expRate = 0;
@@ -162,7 +159,6 @@ struct MachineModel {
 // average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
 // An exp costs the machine's measured time per call on top of its flop.
-// Each unshrunk temporary costs its allocation (its bytes at the machine's temporary bandwidth).
 // Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
 // the rows of a csr input cannot finish before the thread holding its longest row has done that
 // row's share of the work (load imbalance).
@@ -195,10 +191,11 @@ struct AutoDecision {
   std::string str() const;  // the report of `react-gen -print-decisions`
 };
 // Evaluates every association of every chain (chains of up to kMaxEnumeratedFactors factors;
-// longer ones keep their association) under none, maximal and react, react also with its fused
-// prefix limited to each shorter depth where that gives another tree, and picks the cheapest
-// estimate (ties: the earlier candidate, as-written first, react before its shorter prefixes,
-// none, maximal).
+// longer ones keep their association) under none, maximal and react, react also with fusion
+// plans (its fused prefix limited to each shorter depth; each producer-consumer edge unlimited,
+// limited to a shorter depth or unfused) where they give another tree, and picks the cheapest
+// estimate (ties: the earlier candidate, as-written first, react before its plans, none,
+// maximal).
 // Throws react::Error when a csr input has no statistics.
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);

@@ -80,7 +80,7 @@ template <int N> static void sparseRows(const ReactTensor* t, int64_t rows, bool
     }
   }
 }
-template <int N> static void sparse(const ReactTensor* t, int64_t test, int64_t rows) { sparseRows<N>(t, rows, test == 6); }
+template <int N> static void sparse(const ReactTensor* t, int64_t test, int64_t rows) { sparseRows<N>(t, rows, test == 5); }
 // A top-level loop nest as generated kernels open it: one parallel region, a dynamic loop.
 static void regions(double* a, int64_t n, int64_t reps, int threads) {
   for (int64_t r = 0; r < reps; ++r) {
@@ -91,20 +91,14 @@ static void regions(double* a, int64_t n, int64_t reps, int threads) {
     }
   }
 }
-// A temporary as generated kernels allocate it on every call: a zero-filled vector, freed at
-// the end (the allocator hands out fresh pages: each is faulted in and zeroed).
-static void temporary(double* a, int64_t n) {
-  std::vector<double> buffer(static_cast<size_t>(n), 0.0);
-  a[0] += buffer[static_cast<size_t>(n - 1)];
-}
 // exp over an in-L1 array, as generated kernels call it (std::exp, one value at a time).
 static void exps(double* a, const double* b, int64_t n, int64_t reps) {
   for (int64_t r = 0; r < reps; ++r)
     for (int64_t i = 0; i < n; ++i) a[i] += exp(b[i] + 1e-3 * (double)r);
 }
-// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions, 4 temporary, 5 exp, 6 sparse rows
-// into scratch, 7 into rows), length (4, 16, 32, 64 or 256 for 1, 2, 6, 7; iterations for 3;
-// doubles for 4 and 5), repetitions (rows for 6 and 7), threads
+// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions, 4 exp, 5 sparse rows into scratch,
+// 6 into rows), length (4, 16, 32, 64 or 256 for 1, 2, 5, 6; iterations for 3; doubles for 4),
+// repetitions (rows for 5 and 6), threads
 extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   const int64_t test = s[0], n = s[1], reps = s[2];
   double* a = t[0].vals;
@@ -113,9 +107,8 @@ extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
 #pragma omp parallel for schedule(static) num_threads((int)s[3])
     for (int64_t i = 0; i < n; ++i) a[i] = b[i];
   } else if (test == 3) regions(a, n, reps, (int)s[3]);
-  else if (test == 4) temporary(a, n);
-  else if (test == 5) exps(a, b, n, reps);
-  else if (test >= 6) {
+  else if (test == 4) exps(a, b, n, reps);
+  else if (test >= 5) {
     if (n == 4) sparse<4>(t, test, reps);
     else if (n == 16) sparse<16>(t, test, reps);
     else if (n == 32) sparse<32>(t, test, reps);
@@ -158,29 +151,22 @@ double lastLevelCacheBytes() {
   throw Error("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
 }
 
-// Seconds of each of `trials` runs of one test, sorted.
-std::vector<double> runSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
-                               int64_t reps, int threads, int trials) {
-  ReactTensor t[2] = {{a.data(), nullptr, nullptr, static_cast<int64_t>(a.size())},
-                      {b.data(), nullptr, nullptr, static_cast<int64_t>(b.size())}};
-  int64_t sizes[4] = {test, n, reps, threads};
-  std::vector<double> seconds;
-  for (int r = 0; r < trials; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    f(t, sizes);
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds;
-}
-
 // Best of `trials` runs of one test, in seconds.
 double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
                    int64_t reps, int threads, int trials) {
-  return runSeconds(f, a, b, test, n, reps, threads, trials).front();
+  ReactTensor t[2] = {{a.data(), nullptr, nullptr, static_cast<int64_t>(a.size())},
+                      {b.data(), nullptr, nullptr, static_cast<int64_t>(b.size())}};
+  int64_t sizes[4] = {test, n, reps, threads};
+  double best = 1e30;
+  for (int r = 0; r < trials; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    f(t, sizes);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
 }
 
-// flop/s of the sparse row loop (test 6: into scratch, 7: into rows) at length n, one thread,
+// flop/s of the sparse row loop (test 5: into scratch, 6: into rows) at length n, one thread,
 // best of 5: rows of 8 stored entries at random columns of a 64-row dense operand (in cache,
 // so that the loop's own rate is measured, not memory), about 1e7 flops per trial.
 double sparseRowFlops(KernelFunction f, int64_t n, bool scratch) {
@@ -195,7 +181,7 @@ double sparseRowFlops(KernelFunction f, int64_t n, bool scratch) {
   ReactTensor t[3] = {{vals.data(), pos.data(), crd.data(), static_cast<int64_t>(vals.size())},
                       {dense.data(), nullptr, nullptr, static_cast<int64_t>(dense.size())},
                       {out.data(), nullptr, nullptr, static_cast<int64_t>(out.size())}};
-  int64_t sizes[4] = {scratch ? 6 : 7, n, rows, 1};
+  int64_t sizes[4] = {scratch ? 5 : 6, n, rows, 1};
   double best = 1e30;
   for (int r = 0; r < 5; ++r) {
     auto start = std::chrono::steady_clock::now();
@@ -248,17 +234,10 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
     std::vector<double> x(64, 0.0), y(64, 0.0);
     m.regionSeconds = bestSeconds(lib.function, x, y, 3, 64, regions, threads, 5) / regions;
   }
-  // A fresh 16 MiB temporary, as a kernel allocates one on every call: the median of 9 (the best
-  // could be a run where the allocator happened to hand back pages still mapped).
-  {
-    const int64_t doubles = int64_t{1} << 21;
-    std::vector<double> x(1, 0.0), y(1, 0.0);
-    m.temporaryBandwidth = 8.0 * static_cast<double>(doubles) / runSeconds(lib.function, x, y, 4, doubles, 1, 1, 9)[4];
-  }
   // exp: 256 values in L1, 4000 times (about 1e6 calls), one thread, best of 5.
   {
     std::vector<double> x(256, 0.0), y(256, 0.5);
-    m.expRate = 256.0 * 4000 / bestSeconds(lib.function, x, y, 5, 256, 4000, 1, 5);
+    m.expRate = 256.0 * 4000 / bestSeconds(lib.function, x, y, 4, 256, 4000, 1, 5);
   }
   m.cacheBytes = lastLevelCacheBytes();
   m.source = "calibrated now";
@@ -273,7 +252,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds", "temporary_bandwidth", "exp_rate"};
+  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds", "exp_rate"};
   for (int length : MachineModel::kRateLengths)
     for (const char* rate : {"vector_flops_", "reduction_flops_", "sparse_scratch_flops_", "sparse_row_flops_"})
       keys.push_back(rate + std::to_string(length));
@@ -293,7 +272,6 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     }
     m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
     m.regionSeconds = std::atof(fields["region_seconds"].c_str());
-    m.temporaryBandwidth = std::atof(fields["temporary_bandwidth"].c_str());
     m.expRate = std::atof(fields["exp_rate"].c_str());
     m.source = path;
     return m;
@@ -306,8 +284,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
     out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
         << "compiler=" << compiler << "\ncalibration=" << calibrationId() << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
         << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
-        << "\nregion_seconds=" << m.regionSeconds << "\ntemporary_bandwidth=" << m.temporaryBandwidth
-        << "\nexp_rate=" << m.expRate << "\n";
+        << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\n";
     for (size_t l = 0; l < m.vectorFlops.size(); ++l)
       out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
           << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\nsparse_scratch_flops_"
