@@ -204,6 +204,21 @@ TEST_CASE("partial fusion with a limited prefix depth merges only the outer loop
   requireClose(p, interpret(fuse(p, FusionMode::React, 1), in), interpret(buildIndexTree(p), in), "prefix 1");
 }
 
+TEST_CASE("estimate: one long row bounds a row-parallel nest; every nest pays a parallel region") {
+  Environment env;
+  env.declare("S", {1000, 1000}, Format::csr());
+  IndexTree t = fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React);
+  MachineModel m = flopBoundMachine();
+  InputStats even = statsOf(1000, 1000, 100000), skewed = even;
+  even.sparse["S"].longestRow = 100;
+  skewed.sparse["S"].longestRow = 90000;  // one row holds 90% of the entries
+  double balanced = estimateCost(t, even, m).seconds, imbalanced = estimateCost(t, skewed, m).seconds;
+  // Two threads share the balanced work; the long row's 90% runs on one of them.
+  CHECK(imbalanced == doctest::Approx(balanced * 0.9 / 0.5).epsilon(0.01));
+  m.regionSeconds = 1e-3;
+  CHECK(estimateCost(t, even, m).seconds == doctest::Approx(balanced + 1e-3 * estimateCost(t, even, m).nests));
+}
+
 TEST_CASE("auto: errors") {
   Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
   CHECK_THROWS_WITH_AS(decideFusion(p, InputStats{}, testMachine()),
