@@ -162,9 +162,9 @@ std::string AutoDecision::str() const {
     const AutoCandidate& c = candidates[n];
     char head[48];
     std::snprintf(head, sizeof head, "%s %2zu  ", n == chosen ? "*" : " ", n + 1);
-    char label[24];
-    std::snprintf(label, sizeof label, "%-17s ", c.label().c_str());
-    out << head << (c.label().size() > 17 ? c.label() + " " : std::string(label));
+    std::string label = c.label();  // padded to a column; a plan's longer label runs past it
+    if (label.size() < 17) label.resize(17, ' ');
+    out << head << label << " ";
     if (chains.empty()) out << "";
     else {
       std::string a;

@@ -87,10 +87,9 @@ bool allowed(const FusionPlan& plan, const IndexTree& t, const TreeNode& produce
   return true;
 }
 
-// Merges one pair of siblings if any: an earlier loop into a later one with the same loop (the
-// later is the host, so producers stay before consumers), moving the earlier past the siblings
-// between them only when it is independent of each.
-// Merges allowed by `plan` at `depth` only.
+// Merges one pair of siblings (loops at `depth`) if any that `plan` allows: an earlier loop into
+// a later one with the same loop (the later is the host, so producers stay before consumers),
+// moving the earlier past the siblings between them only when it is independent of each.
 bool mergeOnePair(std::vector<TreeNode>& children, const IndexTree& t, const FusionPlan& plan, int depth) {
   for (size_t b = 0; b < children.size(); ++b) {
     if (children[b].kind != NodeKind::Index) continue;
