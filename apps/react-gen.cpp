@@ -252,7 +252,7 @@ int run(int argc, char** argv) {
   jit.cacheDir = o.cacheDir;
   // Auto decides on the inputs' statistics; the kernel is then compiled from its choice.
   FusionMode mode = o.fusion;
-  int prefixDepth = 0;
+  FusionPlan plan;
   CompileOptions options;
   const Program userProgram = program;
   if (o.fusion == FusionMode::Auto) {
@@ -262,9 +262,9 @@ int run(int argc, char** argv) {
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;
     mode = decision.choice().mode;
-    prefixDepth = decision.choice().prefixDepth;
+    plan = decision.choice().plan;
   }
-  std::vector<PassSnapshot> passes = runPipeline(program, mode, prefixDepth);
+  std::vector<PassSnapshot> passes = runPipeline(program, mode, plan);
   const IndexTree& tree = passes.back().tree;
   if (o.printAfterAll)
     for (const PassSnapshot& s : passes) std::cout << "--- after " << s.pass << "\n" << printTree(s.tree);

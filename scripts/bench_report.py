@@ -237,8 +237,9 @@ def auto_section(out):
             "against SciPy's best association, from `bash scripts/auto_bench.sh` (10 real and 3 synthetic "
             "matrices, sddmm K = 4, 64, 512, spmm_mm (NH, NJ) = (4, 512), (32, 32), (256, 16), (512, 4), "
             "norm_row, softmax; full tables, commands and method in the linked files). Auto is not the "
-            "default: it misses the 5% bar, mostly on spmm_mm with NH = NJ, where the model sees a near-tie "
-            "(docs/auto.md, \"How well it chooses\")."] + blocks
+            "default: it misses the 5% bar, mostly on spmm_mm with NH = NJ = 32, where the candidates tie "
+            "in flops and bytes and array placement, the compiler's vectorization and the shared machine's "
+            "noise decide (measured in docs/auto.md, \"How well it chooses\")."] + blocks
 
 
 def main():

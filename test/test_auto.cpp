@@ -22,8 +22,8 @@ MachineModel testMachine() {
   m.threads = 2;
   m.bandwidth1 = 8e9;
   m.bandwidth = 12e9;
-  m.vectorFlops = {2e9, 3e9, 4e9, 4e9};
-  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9};
+  m.vectorFlops = {2e9, 3e9, 3.5e9, 4e9, 4e9};
+  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9, 1e9};
   m.cacheBytes = 8e6;
   m.source = "test";
   return m;
@@ -33,8 +33,8 @@ MachineModel testMachine() {
 MachineModel flopBoundMachine() {
   MachineModel m = testMachine();
   m.bandwidth1 = m.bandwidth = 1e15;
-  m.vectorFlops = {4e9, 4e9, 4e9, 4e9};
-  m.reductionFlops = {1e9, 1e9, 1e9, 1e9};
+  m.vectorFlops = {4e9, 4e9, 4e9, 4e9, 4e9};
+  m.reductionFlops = {1e9, 1e9, 1e9, 1e9, 1e9};
   return m;
 }
 
@@ -176,12 +176,14 @@ TEST_CASE("auto: SDDMM keeps react's sparse propagation, the dense product is fa
   AutoDecision d = decideFusion(parseProgram("A(i,j) = S(i,j) * B(i,k) * C(k,j)", env), statsOf(3000, 3000, 30000), testMachine());
   CHECK(d.choice().label() == "react");
   CHECK(d.choice().asWritten);
-  // As written: react, react fusing only the outer loop, none, maximal; the other association
-  // would compute the csr result densely and is rejected.
-  REQUIRE(d.candidates.size() == 7);
+  // As written: react, react fusing only the outer loop, react leaving the sparse-propagated
+  // product's edge unfused, none, maximal; the other association would compute the csr result
+  // densely and is rejected.
+  REQUIRE(d.candidates.size() == 8);
   CHECK(d.candidates[1].label() == "react (prefix 1)");
-  CHECK(d.candidates[2].label() == "none");
-  CHECK(d.candidates[6].rejected == "1:1: 'A' is declared csr but its value is dense here");
+  CHECK(d.candidates[2].label() == "react (T0 -> A unfused)");
+  CHECK(d.candidates[3].label() == "none");
+  CHECK(d.candidates[7].rejected == "1:1: 'A' is declared csr but its value is dense here");
 }
 
 TEST_CASE("partial fusion with a limited prefix depth merges only the outer loops") {
@@ -202,6 +204,21 @@ TEST_CASE("partial fusion with a limited prefix depth merges only the outer loop
   requireClose(p, interpret(fuse(p, FusionMode::React, 1), in), interpret(buildIndexTree(p), in), "prefix 1");
 }
 
+TEST_CASE("estimate: one long row bounds a row-parallel nest; every nest pays a parallel region") {
+  Environment env;
+  env.declare("S", {1000, 1000}, Format::csr());
+  IndexTree t = fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React);
+  MachineModel m = flopBoundMachine();
+  InputStats even = statsOf(1000, 1000, 100000), skewed = even;
+  even.sparse["S"].longestRow = 100;
+  skewed.sparse["S"].longestRow = 90000;  // one row holds 90% of the entries
+  double balanced = estimateCost(t, even, m).seconds, imbalanced = estimateCost(t, skewed, m).seconds;
+  // Two threads share the balanced work; the long row's 90% runs on one of them.
+  CHECK(imbalanced == doctest::Approx(balanced * 0.9 / 0.5).epsilon(0.01));
+  m.regionSeconds = 1e-3;
+  CHECK(estimateCost(t, even, m).seconds == doctest::Approx(balanced + 1e-3 * estimateCost(t, even, m).nests));
+}
+
 TEST_CASE("auto: errors") {
   Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
   CHECK_THROWS_WITH_AS(decideFusion(p, InputStats{}, testMachine()),
@@ -215,7 +232,7 @@ TEST_CASE("auto: errors") {
 // --- differential --------------------------------------------------------------------------------
 
 TEST_CASE("differential: every auto candidate equals the unfused tree (random programs and chains)") {
-  int chainsSeen = 0, reassociated = 0;
+  int chainsSeen = 0, reassociated = 0, perEdge = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     RandomProgram r = seed % 2 ? randomProgram(seed + 9000, 4) : randomChain(seed);
     INFO("seed " << seed << "\n" << r.text);
@@ -226,13 +243,16 @@ TEST_CASE("differential: every auto candidate equals the unfused tree (random pr
     reassociated += !d.choice().asWritten;
     for (const AutoCandidate& c : d.candidates) {
       if (!c.rejected.empty()) continue;
-      INFO(toString(c.mode) << "\n" << c.program.str());
+      INFO(c.label() << "\n" << c.program.str());
+      perEdge += !c.plan.edgeDepth.empty();
       requireClose(p, interpret(c.tree, r.inputs), want, "candidate");
     }
   }
-  MESSAGE(chainsSeen << " programs with chains, " << reassociated << " re-associated");
+  MESSAGE(chainsSeen << " programs with chains, " << reassociated << " re-associated, " << perEdge
+                     << " per-edge candidates");
   CHECK(chainsSeen > 150);
   CHECK(reassociated > 10);
+  CHECK(perEdge > 100);
 }
 
 TEST_CASE("differential: auto's OpenMP kernels equal the interpreter (random programs and chains)") {
@@ -300,7 +320,7 @@ TEST_CASE("react-gen -fusion=auto -print-decisions: candidates, costs, the choic
                                cache + " 2>&1");
   INFO(r.output);
   CHECK(r.status == 0);
-  CHECK(r.output.find("auto: 6 candidates\n") == 0);
+  CHECK(r.output.find("auto: 6 candidates\n") == 0);  // react's per-edge choice here is none's tree
   CHECK(r.output.find("inputs:  S: 2708x2708, nnz 10556, longest row 168") != std::string::npos);
   CHECK(r.output.find("machine: ") != std::string::npos);
   CHECK(r.output.find("chain 1: S(i,k) * C(k,h) * D(h,j)\n") != std::string::npos);

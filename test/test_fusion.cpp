@@ -167,6 +167,54 @@ TEST_CASE("pass: partial fusion merges the common prefix only") {
   CHECK_NOTHROW(verifyTree(after));
 }
 
+TEST_CASE("pass: partial fusion per edge: an edge limited to depth 0 stays unfused, the others merge") {
+  // softmax after sparse propagation: exp(S) into T0, its row sums into T1, A = T0 / T1.
+  IndexTree before = sparsePropagation(hoistReductions(hoistInvariants(buildIndexTree(kernel("softmax")))));
+  CHECK(printTree(before) ==
+        "root\n"
+        "├─ i (D)\n"
+        "│  └─ j (S: S row i)   T0(i,j) = exp(S(i,j))\n"
+        "├─ i (D)\n"
+        "│  └─ j (S: S row i)   T1(i) += T0(i,j)\n"
+        "└─ i (D)\n"
+        "   └─ j (S: S row i)   A(i,j) = T0(i,j) / T1(i)\n");
+  std::vector<FusionEdge> edges = fusionEdges(before);
+  REQUIRE(edges.size() == 3);
+  CHECK(edges[0].str() == "T0 -> T1");
+  CHECK(edges[1].str() == "T0 -> A");
+  CHECK(edges[2].str() == "T1 -> A");
+  FusionPlan plan;
+  plan.edgeDepth[{"T1", "A"}] = 0;
+  CHECK(plan.str() == "T1 -> A unfused");
+  IndexTree after = partialFusion(before, plan);
+  CHECK(printTree(after) ==
+        "root\n"
+        "├─ i (D)\n"
+        "│  └─ j (S: S row i)\n"
+        "│     ├─ T0(i,j) = exp(S(i,j))\n"
+        "│     └─ T1(i) += T0(i,j)\n"
+        "└─ i (D)\n"
+        "   └─ j (S: S row i)   A(i,j) = T0(i,j) / T1(i)\n");
+  // Without a limit the rows merge too (the j loops stay apart: A reads the finished sum).
+  CHECK(printTree(partialFusion(before)) ==
+        "root\n"
+        "└─ i (D)\n"
+        "   ├─ j (S: S row i)\n"
+        "   │  ├─ T0(i,j) = exp(S(i,j))\n"
+        "   │  └─ T1(i) += T0(i,j)\n"
+        "   └─ j (S: S row i)   A(i,j) = T0(i,j) / T1(i)\n");
+  // T0 -> T1 limited to depth 1: the row loops merge, the entry loops do not.
+  CHECK(printTree(partialFusion(before, FusionPlan{0, {{{"T0", "T1"}, 1}}})) ==
+        "root\n"
+        "└─ i (D)\n"
+        "   ├─ j (S: S row i)   T0(i,j) = exp(S(i,j))\n"
+        "   ├─ j (S: S row i)   T1(i) += T0(i,j)\n"
+        "   └─ j (S: S row i)   A(i,j) = T0(i,j) / T1(i)\n");
+  CHECK_NOTHROW(verifyTree(after));
+  TensorValues in{{"S", randomCsr(6, 5, 0.5, 42)}};
+  requireClose(kernel("softmax"), interpret(after, in), interpret(before, in), "T1 -> A unfused");
+}
+
 TEST_CASE("pass: partial fusion refuses a merge that reads an unfinished reduction") {
   IndexTree after = partialFusion(buildIndexTree(kernel("norm_row")));
   REQUIRE(after.root.children.size() == 1);

@@ -42,10 +42,45 @@ int loopDepth(const TreeNode& n) {
   return below + (n.kind == NodeKind::Index ? 1 : 0);
 }
 
+// Plans that limit react's partial fusion: the whole prefix to each shorter depth (deepest
+// first), then every combination of per-edge limits (each edge: no limit, each shorter depth,
+// unfused), as long as there are at most kMaxEdgePlans combinations; with more, each edge varies
+// alone.
+constexpr size_t kMaxEdgePlans = 64;
+std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
+  int depth = loopDepth(react.root);
+  std::vector<FusionPlan> plans;
+  for (int d = depth - 1; d >= 1; --d) plans.push_back(FusionPlan{d, {}});
+  std::vector<FusionEdge> edges = fusionEdges(react);
+  std::vector<int> limits{-1};  // -1: no limit
+  for (int d = depth - 1; d >= 0; --d) limits.push_back(d);
+  size_t combinations = 1;
+  for (size_t e = 0; e < edges.size() && combinations <= kMaxEdgePlans; ++e) combinations *= limits.size();
+  if (combinations <= kMaxEdgePlans) {
+    std::vector<FusionPlan> all{FusionPlan{}};
+    for (const FusionEdge& e : edges) {
+      std::vector<FusionPlan> next;
+      for (const FusionPlan& prefix : all)
+        for (int limit : limits) {
+          next.push_back(prefix);
+          if (limit >= 0) next.back().edgeDepth[e] = limit;
+        }
+      all = std::move(next);
+    }
+    for (FusionPlan& p : all)
+      if (!p.unlimited()) plans.push_back(std::move(p));
+  } else {
+    for (const FusionEdge& e : edges)
+      for (int limit : limits)
+        if (limit >= 0) plans.push_back(FusionPlan{0, {{e, limit}}});
+  }
+  return plans;
+}
+
 }  // namespace
 
 std::string AutoCandidate::label() const {
-  if (mode == FusionMode::React && prefixDepth > 0) return "react (prefix " + std::to_string(prefixDepth) + ")";
+  if (mode == FusionMode::React && !plan.unlimited()) return "react (" + plan.str() + ")";
   return toString(mode);
 }
 
@@ -67,13 +102,13 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     } catch (const Error& e) {
       base.rejected = e.what();
     }
-    auto add = [&](FusionMode mode, int depth) {
+    auto add = [&](FusionMode mode, const FusionPlan& plan) {
       AutoCandidate c = base;
       c.mode = mode;
-      c.prefixDepth = depth;
+      c.plan = plan;
       if (c.rejected.empty()) {
         try {
-          c.tree = fuse(c.program, mode, depth);
+          c.tree = fuse(c.program, mode, plan);
           c.cost = estimateCost(c.tree, stats, machine);
         } catch (const Error& e) {
           c.rejected = e.what();
@@ -81,24 +116,29 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
       }
       d.candidates.push_back(std::move(c));
     };
-    add(FusionMode::React, 0);
-    // Shorter fused prefixes, deepest first, where they give another tree than the ones before.
-    if (base.rejected.empty()) {
+    add(FusionMode::React, {});
+    // React with limited merges (shorter prefixes, per-edge choices), where they give another
+    // tree than react's, none's or an earlier one's.
+    if (d.candidates.back().rejected.empty()) {
       std::vector<std::string> seen{printTree(d.candidates.back().tree)};
-      for (int depth = loopDepth(d.candidates.back().tree.root) - 1; depth >= 1; --depth) {
+      try {
+        seen.push_back(printTree(fuse(base.program, FusionMode::None)));
+      } catch (const Error&) {
+      }
+      for (const FusionPlan& plan : limitedPlans(d.candidates.back().tree)) {
         std::string tree;
         try {
-          tree = printTree(fuse(base.program, FusionMode::React, depth));
+          tree = printTree(fuse(base.program, FusionMode::React, plan));
         } catch (const Error&) {
           continue;
         }
         if (std::find(seen.begin(), seen.end(), tree) != seen.end()) continue;
         seen.push_back(tree);
-        add(FusionMode::React, depth);
+        add(FusionMode::React, plan);
       }
     }
-    add(FusionMode::None, 0);
-    add(FusionMode::Maximal, 0);
+    add(FusionMode::None, {});
+    add(FusionMode::Maximal, {});
   }
   bool found = false;
   for (size_t n = 0; n < d.candidates.size(); ++n) {
@@ -121,8 +161,10 @@ std::string AutoDecision::str() const {
   for (size_t n = 0; n < candidates.size(); ++n) {
     const AutoCandidate& c = candidates[n];
     char head[48];
-    std::snprintf(head, sizeof head, "%s %2zu  %-17s ", n == chosen ? "*" : " ", n + 1, c.label().c_str());
-    out << head;
+    std::snprintf(head, sizeof head, "%s %2zu  ", n == chosen ? "*" : " ", n + 1);
+    std::string label = c.label();  // padded to a column; a plan's longer label runs past it
+    if (label.size() < 17) label.resize(17, ' ');
+    out << head << label << " ";
     if (chains.empty()) out << "";
     else {
       std::string a;

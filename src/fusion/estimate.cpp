@@ -14,7 +14,17 @@ struct NestCost {
   double flops = 0, seconds = 0;  // compute time on one thread
   std::map<std::string, double> bytes;  // per tensor (or "<pattern> structure")
   double width = 1;                     // iterations of the outer loop
+  // Compute time (one thread) of the statements under a sparse loop over the rows the outer loop
+  // runs through, and the largest fraction of that work one row holds (its longest / nnz).
+  double rowSeconds = 0, longestRowShare = 0;
 };
+
+// exp calls in an expression (each costs far more than an arithmetic operation).
+int expCalls(const Expr& e) {
+  int n = e->op == Op::Exp ? 1 : 0;
+  for (const Expr& a : e->args) n += expCalls(a);
+  return n;
+}
 
 std::map<std::string, int64_t> nnzOf(const InputStats& stats) {
   std::map<std::string, int64_t> nnz;
@@ -43,7 +53,9 @@ class Estimator {
                                         : m_.bandwidth1;
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
-      e.seconds += std::max(nest.seconds / threads, bytes / bandwidth);
+      // One row's work runs on one thread: with a skewed pattern that bounds the nest's time.
+      double compute = std::max(nest.seconds / threads, nest.rowSeconds * nest.longestRowShare);
+      e.seconds += std::max(compute, bytes / bandwidth) + m_.regionSeconds;
       e.flops += nest.flops;
       e.bytes += bytes;
       ++e.nests;
@@ -99,8 +111,27 @@ class Estimator {
         const SparseStats& s = stats_.sparse.at(innermost->loop.pattern);
         length = s.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(s.rows) : 1;
       }
+      // A statement accumulating gathered rows of a sparse loop above its innermost (dense) loop
+      // (`T(h) += S(i,k) * C(k,h)` under `k (S)`) runs the sparse row loop the machine measured.
+      bool sparseRow = !reset && !sums && !sparseCoordinates.empty() && innermost->loop.kind == LoopKind::Dense &&
+                       std::none_of(n.stmt.lhsIndices.begin(), n.stmt.lhsIndices.end(), [&](const std::string& i) {
+                         return std::find(sparseCoordinates.begin(), sparseCoordinates.end(), i) != sparseCoordinates.end();
+                       });
+      double rate = sums ? m_.reductionRate(length)
+                         : sparseRow ? m_.sparseRowRate(length, t_.tensor(n.stmt.lhs).shrunk()) : m_.vectorRate(length);
+      double seconds = flops / rate;
+      if (!reset && m_.expRate > 0) seconds += trips * expCalls(n.stmt.rhs) / m_.expRate;
       nest.flops += flops;
-      nest.seconds += flops / (sums ? m_.reductionRate(length) : m_.vectorRate(length));
+      nest.seconds += seconds;
+      const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
+      for (const TreeNode* a : path)
+        if (outer && a->kind == NodeKind::Index && a->loop.kind == LoopKind::Sparse &&
+            a->loop.parentIndex == outer->loop.index && outer->loop.kind == LoopKind::Dense) {
+          const SparseStats& s = stats_.sparse.at(a->loop.pattern);
+          nest.rowSeconds += seconds;
+          if (s.nnz > 0) nest.longestRowShare = std::max(nest.longestRowShare, double(s.longestRow) / double(s.nnz));
+          break;
+        }
     }
     auto touch = [&](const std::string& name, const std::vector<std::string>& indices) {
       double bytes = storedBytes(name);
@@ -139,7 +170,7 @@ std::string bytesText(double b) {
 namespace {
 
 // Rate at `length` iterations from rates at MachineModel::kRateLengths, interpolated on log2.
-double rateAt(const std::array<double, 4>& rates, double length) {
+double rateAt(const MachineModel::Rates& rates, double length) {
   const int* at = MachineModel::kRateLengths;
   if (length <= at[0]) return rates[0];
   for (size_t n = 1; n < rates.size(); ++n)
@@ -154,6 +185,10 @@ double rateAt(const std::array<double, 4>& rates, double length) {
 
 double MachineModel::vectorRate(double length) const { return rateAt(vectorFlops, length); }
 double MachineModel::reductionRate(double length) const { return rateAt(reductionFlops, length); }
+double MachineModel::sparseRowRate(double length, bool scratch) const {
+  const Rates& r = scratch ? scratchRowFlops : rowFlops;
+  return r.back() > 0 ? rateAt(r, length) : vectorRate(length);
+}
 
 CostEstimate estimateCost(const IndexTree& t, const InputStats& stats, const MachineModel& m) {
   bool rates = m.bandwidth1 > 0 && m.bandwidth > 0;
@@ -190,14 +225,26 @@ InputStats inputStats(const TensorValues& inputs) {
 }
 
 std::string MachineModel::str() const {
-  char buf[400];
-  std::snprintf(buf, sizeof buf,
-                "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); Gflop/s per thread in loops of 4/16/64/256: "
-                "%.2f/%.2f/%.2f/%.2f (vector), %.2f/%.2f/%.2f/%.2f (sums); cache %s",
-                threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9, vectorFlops[0] / 1e9,
-                vectorFlops[1] / 1e9, vectorFlops[2] / 1e9, vectorFlops[3] / 1e9, reductionFlops[0] / 1e9,
-                reductionFlops[1] / 1e9, reductionFlops[2] / 1e9, reductionFlops[3] / 1e9, bytesText(cacheBytes).c_str());
-  return std::string(buf) + (source.empty() ? "" : " (" + source + ")");
+  auto list = [](const Rates& r) {
+    std::string out;
+    char buf[16];
+    for (double v : r) {
+      std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : "/", v / 1e9);
+      out += buf;
+    }
+    return out;
+  };
+  std::string lengths;
+  for (int l : kRateLengths) lengths += (lengths.empty() ? "" : "/") + std::to_string(l);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); ", threads, threads == 1 ? "" : "s",
+                bandwidth / 1e9, bandwidth1 / 1e9);
+  std::string out = buf + std::string("Gflop/s per thread in loops of ") + lengths + ": " + list(vectorFlops) +
+                    " (vector), " + list(reductionFlops) + " (sums), " + list(scratchRowFlops) + " (sparse rows into scratch), " +
+                    list(rowFlops) + " (sparse rows into rows)";
+  std::snprintf(buf, sizeof buf, "; cache %s; parallel region %.1f us; exp %.0f M/s",
+                bytesText(cacheBytes).c_str(), regionSeconds * 1e6, expRate / 1e6);
+  return out + buf + (source.empty() ? "" : " (" + source + ")");
 }
 
 }  // namespace react

@@ -7,6 +7,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace react {
@@ -30,13 +31,37 @@ IndexTree hoistInvariants(const IndexTree& t);
 // csr with S's pattern and its producer iterates S.
 IndexTree sparsePropagation(const IndexTree& t);
 
+// A producer-consumer edge: `temporary`, written by one statement and read by the statement
+// that writes `consumer`.
+struct FusionEdge {
+  std::string temporary, consumer;
+  std::string str() const;  // "T0 -> A"
+  bool operator<(const FusionEdge& o) const { return std::tie(temporary, consumer) < std::tie(o.temporary, o.consumer); }
+  bool operator==(const FusionEdge& o) const { return temporary == o.temporary && consumer == o.consumer; }
+};
+// What partial fusion may merge. `prefixDepth` > 0 merges only loops at depth <= prefixDepth
+// (1 = the outermost), 0 = no limit. `edgeDepth[e]` limits the loops holding e's producer and
+// e's consumer the same way, edge by edge: they merge only at depths <= the limit, and 0 keeps
+// the edge unfused (the consumer reads the temporary in its own loop nest). Unlisted edges have
+// no limit beyond prefixDepth.
+struct FusionPlan {
+  int prefixDepth = 0;
+  std::map<FusionEdge, int> edgeDepth;
+  bool unlimited() const { return prefixDepth == 0 && edgeDepth.empty(); }
+  std::string str() const;  // "" (no limit), "prefix 1", "T0 -> A unfused; T1 -> A depth 1"
+};
+// The producer-consumer edges of a tree: every (temporary, consumer) pair where a compute node
+// reads a temporary another one writes, in program order.
+std::vector<FusionEdge> fusionEdges(const IndexTree& t);
+
 // Trie fusion: sibling index nodes with the same loop are merged along their common prefix,
 // producers before consumers, never reordering loops; legal when every tensor that both subtrees
 // touch (one writing) is accessed at the merged index in the same dimension everywhere, and an
 // earlier sibling moves past the ones between only when it shares no written tensor with them.
-// `maxDepth` > 0 merges only loops at depth <= maxDepth (1 = the outermost), so the common prefix
-// fused is at most that long; 0 = no limit.
-IndexTree partialFusion(const IndexTree& t, int maxDepth = 0);
+// `plan` limits the depth of the merges, for the whole tree or edge by edge; fewer merges are
+// always legal (every merge is checked on its own).
+IndexTree partialFusion(const IndexTree& t, const FusionPlan& plan = {});
+inline IndexTree partialFusion(const IndexTree& t, int maxDepth) { return partialFusion(t, FusionPlan{maxDepth, {}}); }
 
 // Type 3: a temporary drops the dimensions that the loops enclosing all its uses fix (a csr
 // temporary only as a whole, becoming a scalar), and a reset to the reduction's identity is
@@ -45,7 +70,8 @@ IndexTree shrinkTemporaries(const IndexTree& t);
 
 // --- pipeline ---------------------------------------------------------------------------------
 // Auto chooses, per program, the association of its product chains and one of the other three
-// modes from a cost model on the inputs' statistics (decideFusion below); it is not a pass list.
+// modes (react with a fusion plan) from a cost model on the inputs' statistics (decideFusion
+// below); it is not a pass list.
 enum class FusionMode { None, Maximal, React, Auto };
 // "none" | "maximal" | "react" | "auto"; throws react::Error
 FusionMode parseFusionMode(const std::string& s);
@@ -57,9 +83,10 @@ struct PassSnapshot {
 };
 // Builds the tree of `p` and runs the passes of `mode`, keeping the tree after each. Auto throws:
 // it needs input statistics (decideFusion, then runPipeline on the choice).
-// `prefixDepth` > 0 limits react's partial fusion to common prefixes of that many loops.
-std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, int prefixDepth = 0);
-IndexTree fuse(const Program& p, FusionMode mode, int prefixDepth = 0);  // the last snapshot
+// `plan` limits react's partial fusion (FusionPlan above); the other modes ignore it.
+std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan = {});
+IndexTree fuse(const Program& p, FusionMode mode, const FusionPlan& plan = {});  // the last snapshot
+inline IndexTree fuse(const Program& p, FusionMode mode, int prefixDepth) { return fuse(p, mode, FusionPlan{prefixDepth, {}}); }
 
 // --- symbolic cost ----------------------------------------------------------------------------
 // A polynomial in the program's sizes: symbols are "N<INDEX>" for an index's extent (NI, NH, ...)
@@ -100,12 +127,28 @@ struct MachineModel {
   // flop/s of one thread in in-cache loops of kRateLengths iterations: without a reduction (an
   // axpy) and summing (a dot product). Other lengths interpolate (log scale), beyond the ends
   // take the end's rate.
-  static constexpr int kRateLengths[4] = {4, 16, 64, 256};
-  std::array<double, 4> vectorFlops{}, reductionFlops{};
+  static constexpr int kRateLengths[5] = {4, 16, 32, 64, 256};
+  using Rates = std::array<double, 5>;
+  Rates vectorFlops{}, reductionFlops{};
+  // flop/s of one thread in the loop a sparse product's row runs: for each stored entry, a
+  // gathered row of L doubles scaled into an accumulator, into per-thread scratch (the producer
+  // fused with its consumer: the scratch is read, then reset, after each row) or into row i of
+  // a full temporary (unfused). The compiler vectorizes the two differently (GCC 12 with
+  // AVX-512 uses gathers in the first from L = 32 on), so they are measured, not assumed.
+  // 0: not measured (the vector rate is used).
+  Rates scratchRowFlops{}, rowFlops{};
   double cacheBytes = 0;        // last-level cache
+  // Seconds to start one parallel region running a dynamically scheduled loop on `threads`
+  // threads and join it (every top-level loop nest of a kernel is one).
+  double regionSeconds = 0;
+  // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
+  // time each). 0: not measured (exp counts as one flop).
+  double expRate = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
   double vectorRate(double length) const;
   double reductionRate(double length) const;
+  // The sparse row accumulation's rate (into scratch or a row), or the vector rate if unmeasured.
+  double sparseRowRate(double length, bool scratch) const;
   std::string str() const;
 };
 
@@ -115,6 +158,10 @@ struct MachineModel {
 // and the vector rate elsewhere, for the innermost loop's length (a sparse loop: the pattern's
 // average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
+// An exp costs the machine's measured time per call on top of its flop.
+// Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
+// the rows of a csr input cannot finish before the thread holding its longest row has done that
+// row's share of the work (load imbalance).
 struct CostEstimate {
   double seconds = 0, flops = 0, bytes = 0, temporaryBytes = 0;
   int nests = 0;
@@ -127,8 +174,8 @@ struct AutoCandidate {
   std::vector<std::string> associations;  // one per chain ("(S(i,k) * C(k,h)) * D(h,j)")
   bool asWritten = true;                  // every chain associated as the program has it
   FusionMode mode = FusionMode::React;
-  int prefixDepth = 0;  // react only: partial fusion limited to this prefix depth (0 = none)
-  std::string label() const;  // "react", "react (prefix 1)", "none", ...
+  FusionPlan plan;  // react only: limits of its partial fusion (whole prefix or per edge)
+  std::string label() const;  // "react", "react (prefix 1)", "react (T0 -> A unfused)", "none", ...
   Program program;
   IndexTree tree;
   CostEstimate cost;
@@ -144,10 +191,11 @@ struct AutoDecision {
   std::string str() const;  // the report of `react-gen -print-decisions`
 };
 // Evaluates every association of every chain (chains of up to kMaxEnumeratedFactors factors;
-// longer ones keep their association) under none, maximal and react, react also with its fused
-// prefix limited to each shorter depth where that gives another tree, and picks the cheapest
-// estimate (ties: the earlier candidate, as-written first, react before its shorter prefixes,
-// none, maximal).
+// longer ones keep their association) under none, maximal and react, react also with fusion
+// plans (its fused prefix limited to each shorter depth; each producer-consumer edge unlimited,
+// limited to a shorter depth or unfused) where they give another tree, and picks the cheapest
+// estimate (ties: the earlier candidate, as-written first, react before its plans, none,
+// maximal).
 // Throws react::Error when a csr input has no statistics.
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);

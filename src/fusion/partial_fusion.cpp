@@ -55,10 +55,42 @@ bool fusable(const TreeNode& a, const TreeNode& b) {
 
 bool independent(const TreeNode& a, const TreeNode& b) { return conflicts(accessesIn(a), accessesIn(b)).empty(); }
 
-// Merges one pair of siblings if any: an earlier loop into a later one with the same loop (the
-// later is the host, so producers stay before consumers), moving the earlier past the siblings
-// between them only when it is independent of each.
-bool mergeOnePair(std::vector<TreeNode>& children) {
+// Statements in a subtree (resets excluded: they belong to their temporary's producer).
+std::vector<const Statement*> statementsIn(const TreeNode& n) {
+  std::vector<const Statement*> out;
+  visitTree(n, [&](const TreeNode& leaf, const TreePath&) {
+    if (leaf.kind == NodeKind::Compute && leaf.computeKind != ComputeKind::Reset) out.push_back(&leaf.stmt);
+  });
+  return out;
+}
+
+bool reads(const Statement& s, const std::string& tensor) {
+  for (const ExprNode* a : accesses(s.rhs))
+    if (a->tensor == tensor) return true;
+  return false;
+}
+
+// Whether the plan lets loops at `depth` merge when `producer` (earlier) and `consumer` (later)
+// are their subtrees: within the prefix limit, and within the limit of every edge between them.
+bool allowed(const FusionPlan& plan, const IndexTree& t, const TreeNode& producer, const TreeNode& consumer,
+             int depth) {
+  if (plan.prefixDepth > 0 && depth > plan.prefixDepth) return false;
+  if (plan.edgeDepth.empty()) return true;
+  for (const Statement* w : statementsIn(producer)) {
+    if (t.tensor(w->lhs).decl.role != TensorRole::Temporary) continue;
+    for (const Statement* r : statementsIn(consumer)) {
+      if (!reads(*r, w->lhs)) continue;
+      auto limit = plan.edgeDepth.find({w->lhs, r->lhs});
+      if (limit != plan.edgeDepth.end() && depth > limit->second) return false;
+    }
+  }
+  return true;
+}
+
+// Merges one pair of siblings (loops at `depth`) if any that `plan` allows: an earlier loop into
+// a later one with the same loop (the later is the host, so producers stay before consumers),
+// moving the earlier past the siblings between them only when it is independent of each.
+bool mergeOnePair(std::vector<TreeNode>& children, const IndexTree& t, const FusionPlan& plan, int depth) {
   for (size_t b = 0; b < children.size(); ++b) {
     if (children[b].kind != NodeKind::Index) continue;
     for (size_t a = b; a-- > 0;) {
@@ -66,7 +98,7 @@ bool mergeOnePair(std::vector<TreeNode>& children) {
       if (cand.kind != NodeKind::Index || !(cand.loop == children[b].loop)) continue;
       bool movable = true;
       for (size_t m = a + 1; m < b && movable; ++m) movable = independent(cand, children[m]);
-      if (!movable || !fusable(cand, children[b])) break;
+      if (!movable || !fusable(cand, children[b]) || !allowed(plan, t, cand, children[b], depth)) break;
       std::vector<TreeNode> body = cand.children;
       for (TreeNode& c : children[b].children) body.push_back(std::move(c));
       children[b].children = std::move(body);
@@ -77,20 +109,43 @@ bool mergeOnePair(std::vector<TreeNode>& children) {
   return false;
 }
 
-// Merges the children of `n` (loops at depth `depth`) and, below, down to `maxDepth` (0: all).
-void fuseChildren(TreeNode& n, int depth, int maxDepth) {
-  if (maxDepth > 0 && depth > maxDepth) return;
-  while (mergeOnePair(n.children)) {
+// Merges the children of `n` (loops at depth `depth`) and, below, as far as `plan` allows.
+void fuseChildren(TreeNode& n, const IndexTree& t, const FusionPlan& plan, int depth) {
+  if (plan.prefixDepth > 0 && depth > plan.prefixDepth) return;
+  while (mergeOnePair(n.children, t, plan, depth)) {
   }
   for (TreeNode& c : n.children)
-    if (c.kind == NodeKind::Index) fuseChildren(c, depth + 1, maxDepth);
+    if (c.kind == NodeKind::Index) fuseChildren(c, t, plan, depth + 1);
 }
 
 }  // namespace
 
-IndexTree partialFusion(const IndexTree& t, int maxDepth) {
+std::string FusionEdge::str() const { return temporary + " -> " + consumer; }
+
+std::string FusionPlan::str() const {
+  std::string out = prefixDepth > 0 ? "prefix " + std::to_string(prefixDepth) : "";
+  for (const auto& [edge, depth] : edgeDepth)
+    out += (out.empty() ? "" : "; ") + edge.str() + (depth == 0 ? " unfused" : " depth " + std::to_string(depth));
+  return out;
+}
+
+std::vector<FusionEdge> fusionEdges(const IndexTree& t) {
+  std::vector<const Statement*> all = statementsIn(t.root);
+  std::vector<FusionEdge> out;
+  for (const Statement* w : all) {
+    if (t.tensor(w->lhs).decl.role != TensorRole::Temporary) continue;
+    for (const Statement* r : all) {
+      FusionEdge e{w->lhs, r->lhs};
+      if (r != w && reads(*r, w->lhs) && std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+IndexTree partialFusion(const IndexTree& t, const FusionPlan& plan) {
   IndexTree out = t;
-  fuseChildren(out.root, 1, maxDepth);
+  // Tensor declarations do not change while merging: `t` answers the plan's role questions.
+  fuseChildren(out.root, t, plan, 1);
   return out;
 }
 

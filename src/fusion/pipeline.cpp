@@ -23,13 +23,13 @@ std::string toString(FusionMode m) {
   return "?";
 }
 
-std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, int prefixDepth) {
+std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan) {
   if (mode == FusionMode::Auto)
     throw Error("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
   using Pass = std::function<IndexTree(const IndexTree&)>;
   std::vector<std::pair<std::string, Pass>> passes;
   if (mode == FusionMode::Maximal) passes = {{"maximal-fusion", maximalFusion}};
-  Pass partial = [prefixDepth](const IndexTree& t) { return partialFusion(t, prefixDepth); };
+  Pass partial = [&plan](const IndexTree& t) { return partialFusion(t, plan); };
   if (mode == FusionMode::React)
     passes = {{"hoist-invariants", hoistInvariants},   {"hoist-reductions", hoistReductions},
               {"sparse-propagation", sparsePropagation}, {"partial-fusion", partial},
@@ -48,6 +48,6 @@ std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, int pre
   return out;
 }
 
-IndexTree fuse(const Program& p, FusionMode mode, int prefixDepth) { return runPipeline(p, mode, prefixDepth).back().tree; }
+IndexTree fuse(const Program& p, FusionMode mode, const FusionPlan& plan) { return runPipeline(p, mode, plan).back().tree; }
 
 }  // namespace react
