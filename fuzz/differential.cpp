@@ -81,9 +81,11 @@ MachineModel fuzzMachine(const RandomProgram& p) {
   m.threads = 1 << std::uniform_int_distribution<int>(0, 6)(rng);
   m.bandwidth1 = logUniform(1e8, 1e12);
   m.bandwidth = m.bandwidth1 * logUniform(1, m.threads);
-  for (double& r : m.vectorFlops) r = logUniform(1e7, 1e11);
-  for (double& r : m.reductionFlops) r = logUniform(1e7, 1e11);
+  for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
+    for (double& r : *rates) r = logUniform(1e7, 1e11);
   m.cacheBytes = logUniform(1e3, 1e8);
+  m.regionSeconds = logUniform(1e-13, 1e-4);  // down to nothing beside these tiny inputs
+  m.expRate = logUniform(1e6, 1e9);
   m.source = "react-fuzz: drawn from the program text";
   return m;
 }

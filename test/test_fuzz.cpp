@@ -48,17 +48,21 @@ TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one bat
 }
 
 TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kernels cover several choices") {
-  std::set<std::string> chosen;
-  int reassociated = 0;
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+  std::set<std::string> modes;
+  int reassociatedCandidates = 0, otherChoices = 0;  // choices other than react or maximal as written
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
     RandomProgram p = randomFuzzProgram(seed, 8);
     CHECK(fuzzMachine(p).bandwidth == fuzzMachine(p).bandwidth);  // the same machine on a replay
     AutoDecision d = decideFusion(*compileProgram(p), inputStats(p.inputs), fuzzMachine(p));
-    chosen.insert(toString(d.choice().mode));
-    for (const AutoCandidate& c : d.candidates) reassociated += c.rejected.empty() && !c.asWritten;
+    const AutoCandidate& c = d.choice();
+    modes.insert(toString(c.mode));
+    otherChoices += !c.asWritten || c.mode == FusionMode::None || !c.plan.unlimited();
+    for (const AutoCandidate& k : d.candidates) reassociatedCandidates += k.rejected.empty() && !k.asWritten;
   }
-  CHECK(chosen == std::set<std::string>{"maximal", "none", "react"});
-  CHECK(reassociated > 0);  // re-associated chains are among the candidates the interpreter checks
+  CHECK(modes.count("maximal") == 1);
+  CHECK(modes.count("react") == 1);
+  CHECK(otherChoices >= 5);             // re-associated chains, per-edge plans or none reach the JIT
+  CHECK(reassociatedCandidates > 100);  // and many more candidates reach the interpreter
 }
 
 TEST_CASE("fuzz: a wrong value, a wrong pattern or a different NaN is a mismatch") {
