@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 # -O1, as the sanitizers' documentation advises: the suite ran in 212 s against 474 s at -O0 (2
-# cores, both under the same load); Debug keeps the assertions.
+# cores, both under load); Debug keeps the assertions.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DREACT_SANITIZE=ON
 cmake --build build-sanitize -j"${1:-$(nproc)}"
 # detect_leaks: loaded kernels stay mapped on purpose (RTLD_NODELETE), leaks elsewhere are findings.
