@@ -2,15 +2,19 @@
 # Fusion mode auto against every fixed choice (none/maximal/react in both associations) and SciPy:
 # react-bench on real and synthetic matrices at dense sizes 4..512, repeated ROUNDS times (each
 # variant keeps its smallest median: the machine may be shared), then scripts/auto_eval.py.
-# usage: bash scripts/auto_bench.sh OUT_DIR [MATRIX_OR_DIR...]   (env: ROUNDS=2 REPS=5 BUDGET=0.5)
+# usage: bash scripts/auto_bench.sh OUT_DIR [MATRIX_OR_DIR...]   (env: ROUNDS=2 REPS=5 BUDGET=0.5;
+# on another machine: BENCH=react-bench CACHE_DIR=jit-cache MATRICES=dir PYTHON=python3 JOBS=compilations)
 set -euo pipefail
 out=${1:?usage: auto_bench.sh OUT_DIR [MATRIX...]}
 shift
 here=$(cd "$(dirname "$0")/.." && pwd)
-bench="$here/build/bin/react-bench"
+bench=${BENCH:-$here/build/bin/react-bench}
+cache=${CACHE_DIR:-$here/build/jit-cache}
+python=${PYTHON:-/usr/bin/python3}
+jobs=${JOBS:-$(nproc)}
 matrices=("$@")
 if [ ${#matrices[@]} -eq 0 ]; then
-  m="$here/../shared/data/matrices"
+  m=${MATRICES:-$here/../shared/data/matrices}
   matrices=("$m/cora.mtx" "$m/citeseer.mtx" "$m/pubmed.mtx" "$m/power.mtx" "$m/polblogs.mtx" "$m/wiki-Vote.mtx"
             "$m/ca-CondMat.mtx" "$m/bcsstk13.mtx" "$m/email-Enron.mtx" "$m/lp_maros_r7.mtx")
 fi
@@ -28,7 +32,7 @@ run() {  # NAME ARGS...
   shift
   for r in $(seq 1 "$rounds"); do
     nice -n 10 "$bench" --matrix "${matrices[@]}" "${synthetic[@]}" --variants $variants --reps "$reps" \
-      --budget "$budget" --csv "$out/$name-$r.csv" --write-synthetic "$out/synthetic" --cache-dir "$here/build/jit-cache" \
+      --budget "$budget" --csv "$out/$name-$r.csv" --write-synthetic "$out/synthetic" --cache-dir "$cache" --jobs "$jobs" \
       "$@" > "$out/$name-$r.log" 2>&1
   done
 }
@@ -37,12 +41,12 @@ run rows --kernel norm_row,softmax
 for sizes in "4 512" "32 32" "256 16" "512 4"; do
   set -- $sizes
   run "spmm-$1-$2" --kernel spmm_mm --nh "$1" --nj "$2"
-  nice -n 10 /usr/bin/python3 "$here/scripts/scipy_bench.py" --matrix "${matrices[@]}" "$out/synthetic" --kernel spmm_mm \
+  nice -n 10 "$python" "$here/scripts/scipy_bench.py" --matrix "${matrices[@]}" "$out/synthetic" --kernel spmm_mm \
     --nh "$1" --nj "$2" --reps "$reps" --budget "$budget" --csv "$out/scipy-spmm-$1-$2.csv" 2> "$out/scipy-spmm-$1-$2.log"
 done
-nice -n 10 /usr/bin/python3 "$here/scripts/scipy_bench.py" --matrix "${matrices[@]}" "$out/synthetic" --kernel sddmm,norm_row,softmax \
+nice -n 10 "$python" "$here/scripts/scipy_bench.py" --matrix "${matrices[@]}" "$out/synthetic" --kernel sddmm,norm_row,softmax \
   --sddmm-k 4,64,512 --reps "$reps" --budget "$budget" --csv "$out/scipy-other.csv" 2> "$out/scipy-other.log"
-/usr/bin/python3 "$here/scripts/auto_eval.py" --react "$out"/sddmm-*.csv "$out"/rows-*.csv "$out"/spmm-*.csv \
+"$python" "$here/scripts/auto_eval.py" --react "$out"/sddmm-*.csv "$out"/rows-*.csv "$out"/spmm-*.csv \
   --scipy "$out"/scipy-*.csv > "$out/report.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 # The report docs/benchmarks.md links to (DOC=path to write it elsewhere, DOC= to skip).
@@ -55,10 +59,11 @@ if [ -n "$doc" ]; then
     echo "ROUNDS=$rounds REPS=$reps BUDGET=$budget; load average before: $load_before, after: $load_after)."
     echo "Every (matrix, kernel, dense sizes) runs react-bench with the variants $variants"
     echo "$rounds times (each keeps its smallest median) at ${THREADS:-all $(nproc)} thread(s), and"
-    echo "scripts/scipy_bench.py (SciPy 1.10, one thread: SciPy's sparse products are single-threaded)."
+    echo "scripts/scipy_bench.py (SciPy $("$python" -c 'import scipy; print(scipy.__version__)'), one thread: SciPy's sparse products are single-threaded)."
+    echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; OMP_PROC_BIND=${OMP_PROC_BIND:-unset}."
     echo "The method (pooling of samples of the same kernel) is in scripts/auto_eval.py; the model in docs/auto.md."
     echo
-    echo "Machine model used by auto: \`$(grep -v '^#' "$here/build/jit-cache/machine-${THREADS:-$(nproc)}t.txt" 2>/dev/null | grep -v compiler | tr '\n' ' ')\`"
+    echo "Machine model used by auto: \`$(grep -v '^#' "$cache/machine-${THREADS:-$(nproc)}t.txt" 2>/dev/null | grep -v compiler | tr '\n' ' ')\`"
     echo "Raw rows: [$(basename "${doc%.md}").csv]($(basename "${doc%.md}").csv) (react-bench, all rounds),"
     echo "[$(basename "${doc%.md}")-scipy.csv]($(basename "${doc%.md}")-scipy.csv) (SciPy)."
     echo
