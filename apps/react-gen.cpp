@@ -29,6 +29,8 @@ options:
   -fusion=MODE       none | maximal | react | auto (default react); auto picks the association
                      of product chains and the mode from a cost model on the inputs (-i)
   -print-decisions   print auto's candidates, their estimated costs and the choice
+  -machine=FILE      auto decides for the machine model stored in FILE (a machine-<N>t.txt of
+                     any machine's cache) instead of this machine's
   -target=TARGET     openmp | kokkos (default openmp)
   -threads=N         threads for the openmp target (default: all cores)
   -print-tree        print the index tree after fusion
@@ -74,6 +76,7 @@ struct Options {
   FusionMode fusion = FusionMode::React;
   Target target = Target::OpenMP;
   int threads = 0;
+  std::string machineFile;
   bool printTree = false, printAfterAll = false, printLoops = false, printSource = false, explain = false;
   bool printDecisions = false;
   bool boundsCheck = false;
@@ -138,6 +141,9 @@ Options parseArgs(int argc, char** argv) {
     } else if (key == "-threads") {
       need();
       o.threads = static_cast<int>(positive(arg, value));
+    } else if (key == "-machine") {
+      need();
+      o.machineFile = value;
     } else if (key == "-time") {
       need();
       o.time = static_cast<int>(positive(arg, value));
@@ -257,7 +263,7 @@ int run(int argc, char** argv) {
   const Program userProgram = program;
   if (o.fusion == FusionMode::Auto) {
     options.stats = inputStats(inputs);
-    options.machine = machineModel(jit);
+    options.machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
     AutoDecision decision = decideFusion(program, *options.stats, *options.machine);
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;

@@ -24,7 +24,7 @@ rounds=${ROUNDS:-2} reps=${REPS:-5} budget=${BUDGET:-0.5}
 if [ -n "${THREADS:-}" ]; then export OMP_NUM_THREADS=$THREADS; fi
 variants=none-openmp,maximal-openmp,react-openmp,none-openmp-right,maximal-openmp-right,react-openmp-right,auto-openmp
 mkdir -p "$out"
-export OMP_WAIT_POLICY=passive
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # passive: the machine may be shared
 start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 run() {  # NAME ARGS...

@@ -8,6 +8,7 @@ kernel file, as scripts/auto_eval.py does). Two models compared on the same meas
 only by their choices, not by the machine's noise of the day.
 
 usage: /usr/bin/python3 scripts/auto_replay.py --csv OUT/*.csv --synthetic OUT/synthetic [--cache-dir DIR]
+       [--machine machine-16t.txt]   (measurements of another machine: decide for its stored model)
 """
 import argparse
 import csv
@@ -50,8 +51,9 @@ def program(kernel, dims):
     return ["A = exp(S) / sum(exp(S), axis=1)"]
 
 
-def choice(gen, args, matrix, cache):
-    out = subprocess.run([gen] + args + ["-i=S:" + matrix, "-fusion=auto", "-print-decisions", "-cache-dir=" + cache],
+def choice(gen, args, matrix, cache, machine):
+    extra = ["-machine=" + machine] if machine else []
+    out = subprocess.run([gen] + args + extra + ["-i=S:" + matrix, "-fusion=auto", "-print-decisions", "-cache-dir=" + cache],
                          capture_output=True, text=True, check=True).stdout
     label = re.search(r"^choice: \d+ \((.*)\), estimated", out, re.M).group(1)
     if "(" in label.split(",")[0]:
@@ -65,6 +67,7 @@ def main():
     p.add_argument("--synthetic", required=True, help="folder of the synthetic matrices (auto_bench.sh's OUT/synthetic)")
     p.add_argument("--matrices", default=os.path.join(HERE, "..", "..", "shared", "data", "matrices"))
     p.add_argument("--cache-dir", default=os.path.join(HERE, "..", "build", "jit-cache"))
+    p.add_argument("--machine", help="a stored machine model (the measured machine's machine-<N>t.txt)")
     p.add_argument("--gen", default=os.path.join(HERE, "..", "build", "bin", "react-gen"))
     a = p.parse_args()
     pooled = measurements(a.csv)
@@ -74,7 +77,7 @@ def main():
         path = os.path.join(a.matrices, m + ".mtx")
         if not os.path.exists(path):
             path = os.path.join(a.synthetic, m + ".mtx")
-        variant, label = choice(a.gen, program(kernel, dims), path, a.cache_dir)
+        variant, label = choice(a.gen, program(kernel, dims), path, a.cache_dir, a.machine)
         fixed = {v: pooled[(key, v)] for v in FIXED if (key, v) in pooled}
         if variant not in fixed:
             skipped.append("%s %s %s: %s" % (m, kernel, dims, label))

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 using namespace react;
@@ -345,4 +346,43 @@ TEST_CASE("react-gen: auto's errors name the cause") {
                                testCache().cacheDir + " 2>&1");
   CHECK(b.status == 1);
   CHECK(b.output == "react-gen: auto: no statistics for csr input 'S' (give its values, or its nnz)\n");
+}
+
+TEST_CASE("react-gen -machine=FILE decides for a stored model of another machine and names a bad file") {
+  namespace fs = std::filesystem;
+  std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
+  std::string dir = testCache().cacheDir + "/machine-" + std::to_string(getpid());
+  fs::create_directories(dir);
+  // Two machines that differ only in the rate of long dense loops: on the first, C @ D (a dense
+  // 256 x 16 product per row of C) is cheap and the right association wins at NH = 256, NJ = 16;
+  // on the second it is 100 times slower and the sparse rows of S @ C come first.
+  auto write = [&](const std::string& name, double denseRate) {
+    std::ofstream f(dir + "/" + name);
+    f << "threads=2\nbandwidth1=1e10\nbandwidth=2e10\ncache_bytes=3e7\nregion_seconds=1e-5\nexp_rate=2e8\n";
+    for (int l : MachineModel::kRateLengths)
+      f << "vector_flops_" << l << "=" << denseRate << "\nreduction_flops_" << l << "=2e9\nsparse_scratch_flops_" << l
+        << "=5e9\nsparse_row_flops_" << l << "=5e9\n";
+  };
+  write("fast.txt", 1e10);
+  write("slow.txt", 1e8);
+  std::string cmd = gen + " 'A = S @ C @ D' -i=S:" + sharedMatrixDir() + "/cora.mtx -g=C:u -g=D:u -d=h:256 -d=j:16 -fusion=auto -print-decisions ";
+  CommandResult fast = runCommand(cmd + "-machine=" + dir + "/fast.txt 2>&1");
+  CommandResult slow = runCommand(cmd + "-machine=" + dir + "/slow.txt 2>&1");
+  INFO(fast.output);
+  INFO(slow.output);
+  CHECK(fast.status == 0);
+  CHECK(slow.status == 0);
+  CHECK(fast.output.find("machine: 2 threads; copy 20.0 GB/s") != std::string::npos);
+  CHECK(fast.output.find(dir + "/fast.txt") != std::string::npos);
+  CHECK(fast.output.find("re-associated), estimated") != std::string::npos);
+  CHECK(slow.output.find("re-associated), estimated") == std::string::npos);
+  // A missing file, and one without a field.
+  CommandResult missing = runCommand(cmd + "-machine=" + dir + "/none.txt 2>&1");
+  CHECK(missing.status == 1);
+  CHECK(missing.output == "react-gen: machine model '" + dir + "/none.txt': no such file\n");
+  { std::ofstream(dir + "/part.txt") << "threads=2\nbandwidth=2e10\n"; }
+  CommandResult partial = runCommand(cmd + "-machine=" + dir + "/part.txt 2>&1");
+  CHECK(partial.status == 1);
+  CHECK(partial.output.find("react-gen: machine model '" + dir + "/part.txt': a field is missing") == 0);
+  fs::remove_all(dir);
 }

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace react {
@@ -244,38 +246,57 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
   return m;
 }
 
-MachineModel machineModel(const JitOptions& jit, int threads) {
-  if (threads <= 0) threads = omp_get_max_threads();
-  std::string path = modelPath(jit, threads);
-  std::string compiler = compilerCommand(Target::OpenMP);
+namespace {
+
+std::map<std::string, std::string> readFields(const std::string& path) {
   std::ifstream in(path);
   std::map<std::string, std::string> fields;
   for (std::string line; std::getline(in, line);)
     if (auto eq = line.find('='); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
-  std::vector<std::string> keys{"bandwidth1", "bandwidth", "cache_bytes", "region_seconds", "exp_rate"};
+  return fields;
+}
+
+std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, const std::string& path) {
+  std::vector<std::string> keys{"threads", "bandwidth1", "bandwidth", "cache_bytes", "region_seconds", "exp_rate"};
   for (int length : MachineModel::kRateLengths)
     for (const char* rate : {"vector_flops_", "reduction_flops_", "sparse_scratch_flops_", "sparse_row_flops_"})
       keys.push_back(rate + std::to_string(length));
-  bool complete = fields["compiler"] == compiler && fields["calibration"] == calibrationId();
-  for (const std::string& k : keys) complete = complete && std::atof(fields[k].c_str()) > 0;
-  if (complete) {
-    MachineModel m;
-    m.threads = threads;
-    m.bandwidth1 = std::atof(fields["bandwidth1"].c_str());
-    m.bandwidth = std::atof(fields["bandwidth"].c_str());
-    for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
-      std::string length = std::to_string(MachineModel::kRateLengths[l]);
-      m.vectorFlops[l] = std::atof(fields["vector_flops_" + length].c_str());
-      m.reductionFlops[l] = std::atof(fields["reduction_flops_" + length].c_str());
-      m.scratchRowFlops[l] = std::atof(fields["sparse_scratch_flops_" + length].c_str());
-      m.rowFlops[l] = std::atof(fields["sparse_row_flops_" + length].c_str());
-    }
-    m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
-    m.regionSeconds = std::atof(fields["region_seconds"].c_str());
-    m.expRate = std::atof(fields["exp_rate"].c_str());
-    m.source = path;
-    return m;
+  for (const std::string& k : keys)
+    if (!(std::atof(fields[k].c_str()) > 0)) return std::nullopt;
+  MachineModel m;
+  m.threads = std::atoi(fields["threads"].c_str());
+  m.bandwidth1 = std::atof(fields["bandwidth1"].c_str());
+  m.bandwidth = std::atof(fields["bandwidth"].c_str());
+  for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
+    std::string length = std::to_string(MachineModel::kRateLengths[l]);
+    m.vectorFlops[l] = std::atof(fields["vector_flops_" + length].c_str());
+    m.reductionFlops[l] = std::atof(fields["reduction_flops_" + length].c_str());
+    m.scratchRowFlops[l] = std::atof(fields["sparse_scratch_flops_" + length].c_str());
+    m.rowFlops[l] = std::atof(fields["sparse_row_flops_" + length].c_str());
   }
+  m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
+  m.regionSeconds = std::atof(fields["region_seconds"].c_str());
+  m.expRate = std::atof(fields["exp_rate"].c_str());
+  m.source = path;
+  return m;
+}
+
+}  // namespace
+
+MachineModel readMachineModel(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error("machine model '" + path + "': no such file");
+  std::optional<MachineModel> m = modelOf(readFields(path), path);
+  if (!m) throw Error("machine model '" + path + "': a field is missing or not positive (see docs/auto.md for the fields)");
+  return *m;
+}
+
+MachineModel machineModel(const JitOptions& jit, int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  std::string path = modelPath(jit, threads);
+  std::string compiler = compilerCommand(Target::OpenMP);
+  std::map<std::string, std::string> fields = readFields(path);
+  if (fields["compiler"] == compiler && fields["calibration"] == calibrationId() && std::atoi(fields["threads"].c_str()) == threads)
+    if (std::optional<MachineModel> m = modelOf(fields, path)) return *m;
   MachineModel m = calibrateMachine(jit, threads);
   std::filesystem::create_directories(cacheDirectoryOf(jit));
   std::string tmp = path + ".tmp" + std::to_string(getpid());

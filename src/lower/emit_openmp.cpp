@@ -11,7 +11,7 @@ class OpenMPEmitter : public Emitter {
 
  protected:
   std::string includes() const override {
-    return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
+    return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n#include <vector>\n"
            "using std::exp; using std::sqrt;\n#define REACT_ABORT() abort()";
   }
   std::string functionQualifier() const override { return "static inline"; }
@@ -19,6 +19,15 @@ class OpenMPEmitter : public Emitter {
   void allocate(const std::string& name, const std::string& size, double init) override {
     line("std::vector<double> " + name + "_buffer(static_cast<size_t>(" + size + "), " + literalText(init) + ");");
     line("double* const " + name + " = " + name + "_buffer.data();");
+  }
+
+  // Filled by all threads, not by the one that allocates: a temporary of the size of the output
+  // (unfused modes) costs a serial pass over it otherwise, which at 16 threads is as long as the
+  // kernel, and its pages are first touched by the threads that use them.
+  void allocateShared(const std::string& name, const std::string& size, double init) override {
+    line("std::unique_ptr<double[]> " + name + "_buffer(new double[static_cast<size_t>(" + size + ")]);");
+    line("double* const " + name + " = " + name + "_buffer.get();");
+    fill(name, size, init);
   }
 
   void fill(const std::string& ptr, const std::string& size, double value) override {

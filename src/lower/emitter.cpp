@@ -247,7 +247,7 @@ std::string Emitter::emit() {
   for (const std::string& name : p_.fullTemporaries) {
     line("const int64_t " + name + "_size = " + storedSize(name) + ";");
     bool sparse = p_.tensors.at(name).decl.format.isSparse();
-    allocate(sparse ? name + "_vals" : name, name + "_size", identityOf(name));
+    allocateShared(sparse ? name + "_vals" : name, name + "_size", identityOf(name));
   }
   for (const LoopNest& nest : p_.nests) {
     line(nestComment(nest));

@@ -19,6 +19,8 @@ class Emitter {
   virtual std::string includes() const = 0;
   virtual std::string functionQualifier() const = 0;  // how helper functions are declared
   virtual void allocate(const std::string& name, const std::string& size, double init) = 0;
+  // A full temporary, allocated once outside every loop nest: by default like any other array.
+  virtual void allocateShared(const std::string& name, const std::string& size, double init) { allocate(name, size, init); }
   virtual void fill(const std::string& ptr, const std::string& size, double value) = 0;
   virtual void emitNest(const LoopNest& nest) = 0;
   virtual std::string epilogue() const { return ""; }  // after the last nest

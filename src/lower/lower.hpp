@@ -133,6 +133,9 @@ IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecisio
 // <JIT cache dir>/machine-<threads>t.txt, or measured (about a second) and stored there.
 MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
 MachineModel calibrateMachine(const JitOptions& jit, int threads);  // measures, stores nothing
+// A stored model as it is, from any machine (planning for another machine, replaying its
+// measurements); throws react::Error naming the file when it is missing or incomplete.
+MachineModel readMachineModel(const std::string& path);
 
 class Kernel;
 struct DeviceCopies;
