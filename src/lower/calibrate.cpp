@@ -26,10 +26,12 @@ const char* kCalibrationSource = R"(#include <cmath>
 #include <omp.h>
 using std::exp;
 struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
-// Generated kernels have dense extents as constants: so do these loops.
+// Generated kernels have dense extents as constants, read loop-invariant values into constants
+// before an innermost loop and mark one of independent iterations `omp simd`: so do these loops.
 template <int N> static void axpy(double* a, const double* b, int64_t reps) {
   for (int64_t r = 0; r < reps; ++r) {
     const double f = b[r % N];
+#pragma omp simd
     for (int64_t i = 0; i < N; ++i) a[i] += f * b[i];
   }
 }
@@ -62,7 +64,9 @@ template <int N> static void sparseRows(const ReactTensor* t, int64_t rows, bool
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t p = pos[i]; p < pos[i + 1]; ++p) {
           const int64_t k = crd[p];
-          for (int64_t h = 0; h < N; ++h) out[(i) * N + h] += (vals[p] * C[(k) * N + h]);
+          const double v = vals[p];
+#pragma omp simd
+          for (int64_t h = 0; h < N; ++h) out[(i) * N + h] += (v * C[(k) * N + h]);
         }
     }
     return;
@@ -75,9 +79,13 @@ template <int N> static void sparseRows(const ReactTensor* t, int64_t rows, bool
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t p = pos[i]; p < pos[i + 1]; ++p) {
         const int64_t k = crd[p];
-        for (int64_t h = 0; h < N; ++h) T[h] += (vals[p] * C[(k) * N + h]);
+        const double v = vals[p];
+#pragma omp simd
+        for (int64_t h = 0; h < N; ++h) T[h] += (v * C[(k) * N + h]);
       }
+#pragma omp simd
       for (int64_t h = 0; h < N; ++h) out[(i) * N + h] += T[h];
+#pragma omp simd
       for (int64_t h = 0; h < N; ++h) T[h] = 0.0;
     }
   }

@@ -100,57 +100,13 @@ extern "C" const char* react_runtime_describe() {
     return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<double>(" : "ReactMax(") + acc + ")";
   }
 
-  // Does the offset of this access change with `index` (so iterations over it touch different
-  // elements)? Csr values are addressed by a sparse loop's position, never by a dense index.
-  bool offsetVaries(const std::string& name, const std::vector<std::string>& idx, const std::string& index) const {
-    if (scalars_.count(name)) return false;
-    const TensorStorage& s = p_.tensors.at(name);
-    if (s.decl.format.isSparse() && !s.shrunk()) return false;
-    for (size_t d = 0; d < idx.size(); ++d)
-      if (s.kept[d] && idx[d] == index) return true;
-    return false;
-  }
-
-  // Can the iterations of dense loop `l` run on separate lanes? Yes when every tensor written
-  // in it is written at elements that differ per iteration and is read there only at the
-  // element written (so no iteration reads what another writes).
-  bool lanesIndependent(const LoopNode& l) const {
-    if (l.loop.kind != LoopKind::Dense) return false;
-    std::map<std::string, std::string> written;  // tensor -> the access it is written with
-    bool ok = true;
-    std::function<void(const LoopNode&)> writes = [&](const LoopNode& n) {
-      if (n.kind == LoopNode::Kind::Compute) {
-        const Statement& st = n.stmt;
-        std::string a = access(st.lhs, st.lhsIndices);
-        auto [it, fresh] = written.emplace(st.lhs, a);
-        ok = ok && offsetVaries(st.lhs, st.lhsIndices, l.loop.index) && (fresh || it->second == a);
-      }
-      for (const std::string& local : n.locals) written.erase(local);
-      for (const LoopNode& c : n.body) writes(c);
-    };
-    writes(l);
-    std::function<void(const Expr&)> reads = [&](const Expr& e) {
-      if (e->op == Op::Access) {
-        auto it = written.find(e->tensor);
-        if (it != written.end() && it->second != access(e->tensor, e->indices)) ok = false;
-      }
-      for (const Expr& a : e->args) reads(a);
-    };
-    std::function<void(const LoopNode&)> visit = [&](const LoopNode& n) {
-      if (n.kind == LoopNode::Kind::Compute) reads(n.stmt.rhs);
-      for (const LoopNode& c : n.body) visit(c);
-    };
-    visit(l);
-    return ok;
-  }
-
   // A child that one thread of the row would run alone: if it is a chain of single loops down to
   // a dense loop whose iterations are independent, that loop goes to the lanes (laneChain);
   // otherwise null.
   const LoopNode* laneLoop(const LoopNode& c) const {
     const LoopNode* n = &c;
     while (n->kind == LoopNode::Kind::Loop && n->locals.empty()) {
-      if (lanesIndependent(*n)) return n;
+      if (iterationsIndependent(*n)) return n;
       if (n->body.size() != 1) return nullptr;
       n = &n->body.front();
     }
@@ -178,7 +134,7 @@ extern "C" const char* react_runtime_describe() {
   // A Single child with a lane loop. On a GPU the lane loop becomes the outermost, split over the
   // lanes, and each lane runs the loops above it for its own iterations: an accumulation over
   // those loops then stays in one lane, with no synchronisation per step. The interchange is
-  // legal because the lane loop's iterations are independent (lanesIndependent) and its bounds
+  // legal because the lane loop's iterations are independent (iterationsIndependent) and its bounds
   // do not depend on the loops above it (it is dense). On a CPU (one lane) the original order
   // stays, since it reads memory in the order the data is laid out.
   void laneChain(const LoopNode& c, const LoopNode* lanes) {

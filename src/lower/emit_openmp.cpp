@@ -15,6 +15,7 @@ class OpenMPEmitter : public Emitter {
            "using std::exp; using std::sqrt;\n#define REACT_ABORT() abort()";
   }
   std::string functionQualifier() const override { return "static inline"; }
+  std::string simdPragma() const override { return "#pragma omp simd"; }
 
   void allocate(const std::string& name, const std::string& size, double init) override {
     line("std::vector<double> " + name + "_buffer(static_cast<size_t>(" + size + "), " + literalText(init) + ");");

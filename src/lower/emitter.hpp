@@ -3,6 +3,7 @@
 
 #include "lower/lower.hpp"
 
+#include <map>
 #include <sstream>
 
 namespace react::lower {
@@ -24,6 +25,7 @@ class Emitter {
   virtual void fill(const std::string& ptr, const std::string& size, double value) = 0;
   virtual void emitNest(const LoopNest& nest) = 0;
   virtual std::string epilogue() const { return ""; }  // after the last nest
+  virtual std::string simdPragma() const { return ""; }  // before an innermost loop of independent iterations
 
   // Shared printing.
   std::string extent(const std::string& index) const;
@@ -40,6 +42,13 @@ class Emitter {
   void bindCoordinate(const IndexLoop& l, const std::string& counter);
   void serialNode(const LoopNode& n, const std::string& reduceInto = "", const std::string& acc = "");
   void declareLocals(const LoopNode& n);
+  // Does the offset of this access change with `index`? Do the iterations of loop `l` touch
+  // disjoint elements of what they write?
+  bool offsetVaries(const std::string& name, const std::vector<std::string>& idx, const std::string& index) const;
+  bool iterationsIndependent(const LoopNode& l) const;
+  // Before an innermost loop: reads it does not move through (no index of the loop, a tensor the
+  // loop does not write) into constants.
+  void hoistInvariantReads(const LoopNode& loop, const std::string& reduceInto);
   void line(const std::string& s);
   std::string nestComment(const LoopNest& nest) const;
 
@@ -48,6 +57,9 @@ class Emitter {
   std::ostringstream out_;
   int depth_ = 1;
   std::set<std::string> scalars_;  // temporaries held in a local scalar variable right now
+  std::map<std::string, std::string> hoisted_;  // access text -> the constant holding it (hoistInvariantReads)
+  int hoistedCount_ = 0;
+  int loopDepth_ = 0;  // loops serialNode has open around the node it prints
 };
 
 std::string emitOpenMP(const LoopProgram& p, const EmitOptions& o);
