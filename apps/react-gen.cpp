@@ -26,8 +26,9 @@ options:
   -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense)
   -g=NAME:u[:SEED]   fill a dense input with uniform random values in [0,1) (seed default 1)
   -o=NAME:FILE.mtx   write a result as Matrix Market
-  -fusion=MODE       none | maximal | react | auto (default react); auto picks the association
-                     of product chains and the mode from a cost model on the inputs (-i)
+  -fusion=MODE       none | maximal | react | auto; auto picks the association of product
+                     chains and the fusion from a cost model on the inputs' statistics (default:
+                     auto when every csr input has data (-i), else react)
   -print-decisions   print auto's candidates, their estimated costs and the choice
   -machine=FILE      auto decides for the machine model stored in FILE (a machine-<N>t.txt of
                      any machine's cache) instead of this machine's
@@ -73,7 +74,7 @@ struct Options {
   std::map<std::string, std::string> formats, inputFiles, outputFiles;
   std::map<std::string, uint64_t> generated;
   std::map<std::string, int64_t> indexSizes;
-  FusionMode fusion = FusionMode::React;
+  std::optional<FusionMode> fusion;  // unset: the default (fusionModeOf)
   Target target = Target::OpenMP;
   int threads = 0;
   std::string machineFile;
@@ -175,7 +176,6 @@ Options parseArgs(int argc, char** argv) {
     }
   }
   if (o.statements.empty()) throw Error("no statement given (see --help)");
-  if (o.printDecisions && o.fusion != FusionMode::Auto) throw Error("argument '-print-decisions': needs -fusion=auto");
   return o;
 }
 
@@ -256,13 +256,21 @@ int run(int argc, char** argv) {
   if (o.threads) omp_set_num_threads(o.threads);
   JitOptions jit;
   jit.cacheDir = o.cacheDir;
-  // Auto decides on the inputs' statistics; the kernel is then compiled from its choice.
-  FusionMode mode = o.fusion;
-  FusionPlan plan;
+  // Auto decides on the inputs' statistics; the kernel is then compiled from its choice. The
+  // default is auto when every csr input has data (-i), else react.
   CompileOptions options;
+  options.fusion = o.fusion;
+  bool everySparseInputGiven = true;
+  for (const std::string& name : program.inputs())
+    everySparseInputGiven &= !program.tensor(name).format.isSparse() || inputs.count(name);
+  if (everySparseInputGiven) options.stats = inputStats(inputs);
+  FusionMode mode = fusionModeOf(program, options);
+  if (o.printDecisions && mode != FusionMode::Auto)
+    throw Error("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input has data)");
+  FusionPlan plan;
   const Program userProgram = program;
-  if (o.fusion == FusionMode::Auto) {
-    options.stats = inputStats(inputs);
+  if (mode == FusionMode::Auto) {
+    if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
     options.machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
     AutoDecision decision = decideFusion(program, *options.stats, *options.machine);
     if (o.printDecisions) std::cout << decision.str();
@@ -294,7 +302,7 @@ int run(int argc, char** argv) {
   for (const std::string& name : program.inputs())
     if (!inputs.count(name)) throw Error("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
 
-  options.fusion = o.fusion;  // auto decides again on the same statistics: the same choice
+  options.fusion = mode;  // auto decides again on the same statistics: the same choice
   options.target = o.target;
   options.emit = emit;
   options.jit = jit;

@@ -339,9 +339,10 @@ TEST_CASE("react-gen -fusion=auto -print-decisions: candidates, costs, the choic
 
 TEST_CASE("react-gen: auto's errors name the cause") {
   std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
-  CommandResult a = runCommand(gen + " 'A = S @ C' -f=S:csr -d=i:4 -d=k:4 -d=j:4 -print-decisions 2>&1");
+  CommandResult a = runCommand(gen + " 'A = S @ C' -f=S:csr -f=C:dense -d=i:4 -d=k:4 -d=j:4 -print-decisions 2>&1");
   CHECK(a.status == 1);
-  CHECK(a.output == "react-gen: argument '-print-decisions': needs -fusion=auto\n");
+  CHECK(a.output == "react-gen: argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input "
+                    "has data)\n");
   CommandResult b = runCommand(gen + " 'A = S @ C' -f=S:csr -f=C:dense -d=i:4 -d=k:4 -d=j:4 -fusion=auto -print-tree -cache-dir=" +
                                testCache().cacheDir + " 2>&1");
   CHECK(b.status == 1);
@@ -385,4 +386,42 @@ TEST_CASE("react-gen -machine=FILE decides for a stored model of another machine
   CHECK(partial.status == 1);
   CHECK(partial.output.find("react-gen: machine model '" + dir + "/part.txt': a field is missing") == 0);
   fs::remove_all(dir);
+}
+
+TEST_CASE("the default fusion mode: auto where it can decide, react where a csr input has no statistics") {
+  Program p = spmmChain("A = S @ C @ D", 10, 1000, 8, 4);
+  CompileOptions o;  // fusion unset: the default
+  CHECK((fusionModeOf(p, o) == FusionMode::React));  // S's statistics are unknown
+  o.stats = statsOf(10, 1000, 9000);
+  CHECK((fusionModeOf(p, o) == FusionMode::Auto));
+  o.machine = flopBoundMachine();
+  // Auto's choice here is the right association (see the test above): the default compiles it.
+  CHECK(printTree(fusedTree(p, o)) == printTree(decideFusion(p, *o.stats, *o.machine).choice().tree));
+  CHECK_FALSE(decideFusion(p, *o.stats, *o.machine).choice().asWritten);
+  o.fusion = FusionMode::None;  // a mode given is kept
+  CHECK((fusionModeOf(p, o) == FusionMode::None));
+  // Without csr inputs auto needs no statistics.
+  Environment env;
+  env.declare("B", {4, 5}, Format::dense(2));
+  env.declare("C", {5, 6}, Format::dense(2));
+  CHECK((fusionModeOf(parseProgram("A = B @ C", env), CompileOptions{}) == FusionMode::Auto));
+}
+
+TEST_CASE("react-gen's default is auto when every csr input has data, react otherwise") {
+  std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
+  std::string cache = " -cache-dir=" + testCache().cacheDir;
+  std::string cora = " -i=S:" + sharedMatrixDir() + "/cora.mtx";
+  // With data: -print-decisions needs no -fusion, and the tree is auto's.
+  CommandResult withData = runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:256 -d=j:16 -print-decisions -print-tree" + cache + " 2>&1");
+  CommandResult autoTree = runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:256 -d=j:16 -fusion=auto -print-tree" + cache + " 2>&1");
+  INFO(withData.output);
+  CHECK(withData.status == 0);
+  CHECK(withData.output.find("choice: ") != std::string::npos);
+  CHECK(withData.output.find(autoTree.output) != std::string::npos);
+  // Without data for S: react's tree.
+  std::string shape = " -f=S:csr -f=C:dense -f=D:dense -d=i:8 -d=k:8 -d=h:4 -d=j:4";
+  CommandResult noData = runCommand(gen + " 'A = S @ C @ D'" + shape + " -print-tree 2>&1");
+  CommandResult react = runCommand(gen + " 'A = S @ C @ D'" + shape + " -fusion=react -print-tree 2>&1");
+  CHECK(noData.status == 0);
+  CHECK(noData.output == react.output);
 }

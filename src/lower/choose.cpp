@@ -4,8 +4,17 @@
 
 namespace react {
 
+FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
+  if (options.fusion) return *options.fusion;
+  if (options.stats) return FusionMode::Auto;
+  for (const std::string& name : p.inputs())
+    if (p.tensor(name).format.isSparse()) return FusionMode::React;  // auto would have no statistics
+  return FusionMode::Auto;
+}
+
 IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision) {
-  if (options.fusion != FusionMode::Auto) return fuse(p, options.fusion);
+  FusionMode mode = fusionModeOf(p, options);
+  if (mode != FusionMode::Auto) return fuse(p, mode);
   InputStats stats = options.stats ? *options.stats : InputStats{};
   MachineModel machine = options.machine ? *options.machine : machineModel(options.jit);
   AutoDecision d = decideFusion(p, stats, machine);

@@ -115,7 +115,10 @@ KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& funct
 
 // --- C++ API ----------------------------------------------------------------------------------
 struct CompileOptions {
-  FusionMode fusion = FusionMode::React;
+  // Unset: the default, auto where it can decide (the statistics of every csr input are known:
+  // `stats` is set, or Kernel::compile is given the inputs; a program without csr inputs needs
+  // none), else react. fusionModeOf says which.
+  std::optional<FusionMode> fusion;
   Target target = Target::OpenMP;
   EmitOptions emit;
   JitOptions jit;
@@ -129,6 +132,7 @@ struct CompileOptions {
 // The tree Kernel::compile uses: fuse(p, options.fusion), or under Auto the choice of
 // decideFusion (then also stored in *decision when given).
 IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision = nullptr);
+FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // options.fusion, or the default
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
 // <JIT cache dir>/machine-<threads>t.txt, or measured (about a second) and stored there.
 MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
