@@ -228,13 +228,16 @@ TEST_CASE("C++ API: the README example builds, compiles and matches the interpre
   ProgramBuilder prog;
   prog.add(A(i, j) = S(i, j) * B(i, k) * C(k, j));
   Program p = prog.build();
-  CompileOptions options;
+  CompileOptions options;  // fusion unset: auto, on the statistics of the inputs given
   options.jit = testCache();
-  Kernel kernel = Kernel::compile(p, options);
+  Kernel kernel = Kernel::compile(p, options, {{"S", s}});
   TensorValues in{{"S", s}, {"B", b}, {"C", c}};
   TensorValues out = kernel.run(in);
   requireClose(p, out, interpret(buildIndexTree(p), in), "README example");
   CHECK(std::get<CsrMatrix>(out.at("A")).col == s.col);  // the output takes S's pattern
+  options.fusion = FusionMode::React;
+  Kernel fixed = Kernel::compile(p, options);
+  requireClose(p, fixed.run(in), interpret(buildIndexTree(p), in), "README example, react");
 }
 
 // Found by react-fuzz (fuzz/regressions/kokkos-empty-max.txt): Kokkos::Max starts from the lowest
