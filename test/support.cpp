@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +25,13 @@ JitOptions testCache() {
   const char* shared = std::getenv("REACT_CACHE_DIR");
   o.cacheDir = shared && *shared ? shared : std::string(REACT_BINARY_DIR) + "/jit-cache";
   return o;
+}
+
+int scaled(int n) {
+  const char* text = std::getenv("REACT_TEST_SCALE");
+  double scale = text && *text ? std::atof(text) : 1.0;
+  REQUIRE_MESSAGE((scale > 0 && scale <= 1), "REACT_TEST_SCALE must be in (0, 1], not '" << std::string(text) << "'");
+  return std::max(1, static_cast<int>(n * scale));
 }
 
 CommandResult runCommand(const std::string& command) {

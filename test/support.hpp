@@ -17,6 +17,10 @@ std::string sharedMatrixDir();
 // The JIT cache the tests share (build/jit-cache): reruns compile nothing.
 JitOptions testCache();
 
+// How many random programs a long randomized test runs: n, times $REACT_TEST_SCALE (a fraction;
+// scripts/test-sanitizers.sh runs a quarter, since the release suite runs them all), at least 1.
+int scaled(int n);
+
 // Runs a shell command; its exit status (-1 if it did not exit) and its standard output (append
 // 2>&1 to the command for standard error too).
 struct CommandResult {

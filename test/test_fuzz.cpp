@@ -40,17 +40,18 @@ void requireClean(const FuzzOptions& o) {
 }  // namespace
 
 TEST_CASE("fuzz quick run: reference, Eigen and every fusion mode on 1000 random programs") {
-  requireClean(quick(1000, 1000000, {}));
+  requireClean(quick(test::scaled(1000), 1000000, {}));
 }
 
 TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one batch per mode") {
-  requireClean(quick(100, 2000000, {Target::OpenMP}));
+  requireClean(quick(test::scaled(100), 2000000, {Target::OpenMP}));
 }
 
 TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kernels cover several choices") {
   std::set<std::string> modes;
   int reassociatedCandidates = 0, otherChoices = 0;  // choices other than react or maximal as written
-  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+  const int programs = test::scaled(1000);
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(programs); ++seed) {
     RandomProgram p = randomFuzzProgram(seed, 8);
     CHECK(fuzzMachine(p).bandwidth == fuzzMachine(p).bandwidth);  // the same machine on a replay
     AutoDecision d = decideFusion(*compileProgram(p), inputStats(p.inputs), fuzzMachine(p));
@@ -61,8 +62,8 @@ TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kerne
   }
   CHECK(modes.count("maximal") == 1);
   CHECK(modes.count("react") == 1);
-  CHECK(otherChoices >= 5);             // re-associated chains, per-edge plans or none reach the JIT
-  CHECK(reassociatedCandidates > 100);  // and many more candidates reach the interpreter
+  CHECK(otherChoices * 1000 >= 5 * programs);           // re-associated chains, per-edge plans or none reach the JIT
+  CHECK(reassociatedCandidates * 1000 > 100 * programs);  // and many more candidates reach the interpreter
 }
 
 TEST_CASE("fuzz: a wrong value, a wrong pattern or a different NaN is a mismatch") {
