@@ -229,10 +229,7 @@ bool Emitter::iterationsIndependent(const LoopNode& l) const {
 void Emitter::hoistInvariantReads(const LoopNode& loop, const std::string& reduceInto) {
   std::set<std::string> written{reduceInto};
   written.insert(loop.locals.begin(), loop.locals.end());
-  for (const LoopNode& c : loop.body) {
-    if (c.kind != LoopNode::Kind::Compute) return;  // innermost loops only
-    written.insert(c.stmt.lhs);
-  }
+  for (const LoopNode& c : loop.body) written.insert(c.stmt.lhs);
   std::function<void(const Expr&)> visit = [&](const Expr& e) {
     if (e->op == Op::Access && !scalars_.count(e->tensor) && !written.count(e->tensor) && !contains(e->indices, loop.loop.index)) {
       std::string text = access(e->tensor, e->indices);
@@ -250,15 +247,15 @@ void Emitter::hoistInvariantReads(const LoopNode& loop, const std::string& reduc
 void Emitter::serialNode(const LoopNode& n, const std::string& reduceInto, const std::string& acc) {
   if (n.kind == LoopNode::Kind::Compute) return compute(n, reduceInto, acc);
   std::map<std::string, std::string> outer = hoisted_;
+  bool innermost = std::all_of(n.body.begin(), n.body.end(), [](const LoopNode& c) { return c.kind == LoopNode::Kind::Compute; });
   // Not before a nest's outermost loop: an OpenMP pragma stands right above it.
-  if (loopDepth_ > 0) hoistInvariantReads(n, reduceInto);
-  // An innermost dense loop whose iterations are independent is a vector loop: without the
-  // pragma GCC unrolls a short one (16 iterations) completely and leaves it scalar, since it
-  // cannot tell the arrays apart (`A[k*16 + j] += C_r0 * D[h*16 + j]`: 16 scalar FMAs, with
-  // it two vector ones).
-  if (loopDepth_ > 0 && !simdPragma().empty() && iterationsIndependent(n) &&
-      std::all_of(n.body.begin(), n.body.end(), [](const LoopNode& c) { return c.kind == LoopNode::Kind::Compute; }))
-    line(simdPragma());
+  if (loopDepth_ > 0 && innermost) {
+    hoistInvariantReads(n, reduceInto);
+    // One whose iterations are independent is a vector loop: without the pragma GCC unrolls a
+    // short one (16 iterations) completely and leaves it scalar, since it cannot tell the arrays
+    // apart (`A[k*16 + j] += C_r0 * D[h*16 + j]`: 16 scalar FMAs, with it two vector ones).
+    if (!simdPragma().empty() && iterationsIndependent(n)) line(simdPragma());
+  }
   serialLoopOpen(n.loop);
   declareLocals(n);
   ++loopDepth_;
