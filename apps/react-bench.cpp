@@ -306,9 +306,10 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
 
 void runPlot(const std::string& csv, const std::string& plot) {
   const char* python = std::getenv("REACT_PYTHON");
-  std::string cmd = std::string(python ? python : "/usr/bin/python3") + " '" + REACT_SOURCE_DIR +
-                    "/scripts/plot_bench.py' '" + csv + "' --out '" + plot + "'";
-  if (std::system(cmd.c_str()) != 0) throw Error("plot: '" + cmd + "' failed");
+  std::vector<std::string> argv{python && *python ? python : "/usr/bin/python3",
+                                std::string(REACT_SOURCE_DIR) + "/scripts/plot_bench.py", csv, "--out", plot};
+  if (int rc = runProcess(argv); rc != 0)
+    throw Error("plot: " + argv[0] + " " + argv[1] + " exited with status " + std::to_string(rc) + " (--plot=" + plot + ")");
   std::printf("plot: %s\n", plot.c_str());
 }
 

@@ -26,6 +26,8 @@
 
 #include <omp.h>
 
+#include <cerrno>
+
 namespace fs = std::filesystem;
 using react::CsrMatrix;
 
@@ -251,18 +253,35 @@ int runKernels(const std::string& label, const CsrMatrix& s, int reps, bool prin
 
 }  // namespace
 
+// A count after --repeat/--reps: a whole positive number, else the usage error.
+bool parseCount(const char* text, int& value) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno || end == text || *end || v < 1 || v > 1000000) return false;
+  value = static_cast<int>(v);
+  return true;
+}
+
 int main(int argc, char** argv) {
+  const char* usage = "usage: react-demo [--repeat N] [--reps N] [FILE.mtx | FOLDER ...]\n";
   int repeat = 1, reps = 5;
   std::vector<std::string> args;
+  // Every argument is checked before any work starts.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--reps" && i + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++i]));
+    if (a == "--repeat" || a == "--reps") {
+      if (i + 1 == argc || !parseCount(argv[i + 1], a == "--repeat" ? repeat : reps)) {
+        std::fprintf(stderr, "react-demo: argument '%s' needs a count from 1 to 1000000 after it\n%s", a.c_str(), usage);
+        return 1;
+      }
+      ++i;
     } else if (a == "-h" || a == "--help") {
-      std::printf("usage: react-demo [--repeat N] [--reps N] [FILE.mtx | FOLDER ...]\n");
+      std::printf("%s", usage);
       return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "react-demo: argument '%s': unknown option\n%s", a.c_str(), usage);
+      return 1;
     } else {
       args.push_back(a);
     }

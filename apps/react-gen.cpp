@@ -4,12 +4,15 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <regex>
 
 using namespace react;
 
@@ -23,6 +26,8 @@ Statements are index notation (A(i,j) = S(i,j) * B(i,k) * C(k,j)) or operator fo
 options:
   -f=NAME:FORMAT     format of a tensor: dense, csr, or per level d/s (dd, ds, d, ...)
   -d=INDEX:SIZE      extent of an index (dense dimensions of generated or output tensors)
+  -d=TENSOR:SHAPE    shape of a tensor, e.g. -d=B:1000x64 (operator form needs no index
+                     names); -d=NAME:N is a rank-1 shape when NAME is given by -f, -g or -i
   -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense)
   -g=NAME:u[:SEED]   fill a dense input with uniform random values in [0,1) (seed default 1)
   -o=NAME:FILE.mtx   write a result as Matrix Market
@@ -43,7 +48,9 @@ options:
   -bounds-check      generated code checks every access
   -team-size=N       rows per Kokkos team (default: chosen at run time from the input)
   -cache-dir=DIR     JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
-  -time=N            run N times after one warm-up and print the median, min and max
+  -time=N            run N times after one warm-up and print the median, min and max (ms)
+  -calibrate         measure this machine for fusion mode auto now and store the result in the
+                     JIT cache (done once per thread count otherwise, on first use of auto)
   --help             this text
 Printing options print without running unless -o or -time is also given.
 )";
@@ -59,14 +66,26 @@ std::pair<std::string, std::string> nameValue(const std::string& arg, const std:
   return {value.substr(0, colon), value.substr(colon + 1)};
 }
 
-int64_t positive(const std::string& arg, const std::string& text) {
+int64_t positive(const std::string& arg, const std::string& text, int64_t most = INT64_MAX) {
   try {
     size_t used = 0;
     long long v = std::stoll(text, &used);
-    if (used == text.size() && v > 0) return v;
+    if (used == text.size() && v > 0 && v <= most) return v;
   } catch (const std::exception&) {
   }
-  argError(arg, "'" + text + "' is not a positive integer");
+  if (most == INT64_MAX) argError(arg, "'" + text + "' is not a positive integer");
+  argError(arg, "'" + text + "' is not an integer from 1 to " + std::to_string(most));
+}
+
+// "1000x64" -> {1000, 64}.
+std::vector<int64_t> shapeOf(const std::string& arg, const std::string& text) {
+  std::vector<int64_t> shape;
+  for (size_t start = 0;;) {
+    size_t x = text.find('x', start);
+    shape.push_back(positive(arg, text.substr(start, x == std::string::npos ? std::string::npos : x - start)));
+    if (x == std::string::npos) return shape;
+    start = x + 1;
+  }
 }
 
 struct Options {
@@ -74,6 +93,8 @@ struct Options {
   std::map<std::string, std::string> formats, inputFiles, outputFiles;
   std::map<std::string, uint64_t> generated;
   std::map<std::string, int64_t> indexSizes;
+  std::map<std::string, std::vector<int64_t>> shapes;  // -d=TENSOR:AxB
+  std::map<std::string, std::string> shapeArgs;        // the argument that gave each shape
   std::optional<FusionMode> fusion;  // unset: the default (fusionModeOf)
   Target target = Target::OpenMP;
   int threads = 0;
@@ -81,6 +102,7 @@ struct Options {
   bool printTree = false, printAfterAll = false, printLoops = false, printSource = false, explain = false;
   bool printDecisions = false;
   bool boundsCheck = false;
+  bool calibrate = false;
   int teamSize = 0;
   std::string writeSource, cacheDir;
   int time = 0;
@@ -110,8 +132,13 @@ Options parseArgs(int argc, char** argv) {
       o.formats[n] = f;
     } else if (key == "-d") {
       need();
-      auto [n, s] = nameValue(arg, value, "INDEX:SIZE");
-      o.indexSizes[n] = positive(arg, s);
+      auto [n, s] = nameValue(arg, value, "INDEX:SIZE or TENSOR:SHAPE");
+      if (s.find('x') == std::string::npos) {
+        o.indexSizes[n] = positive(arg, s);
+      } else {
+        o.shapes[n] = shapeOf(arg, s);
+        o.shapeArgs[n] = arg;
+      }
     } else if (key == "-i") {
       need();
       auto [n, f] = nameValue(arg, value, "NAME:FILE.mtx");
@@ -141,16 +168,16 @@ Options parseArgs(int argc, char** argv) {
       }
     } else if (key == "-threads") {
       need();
-      o.threads = static_cast<int>(positive(arg, value));
+      o.threads = static_cast<int>(positive(arg, value, 4096));
     } else if (key == "-machine") {
       need();
       o.machineFile = value;
     } else if (key == "-time") {
       need();
-      o.time = static_cast<int>(positive(arg, value));
+      o.time = static_cast<int>(positive(arg, value, 100000000));
     } else if (key == "-team-size") {
       need();
-      o.teamSize = static_cast<int>(positive(arg, value));
+      o.teamSize = static_cast<int>(positive(arg, value, 1024));
     } else if (key == "-write-source") {
       need();
       o.writeSource = value;
@@ -171,11 +198,24 @@ Options parseArgs(int argc, char** argv) {
       o.explain = true;
     } else if (!hasValue && key == "-bounds-check") {
       o.boundsCheck = true;
+    } else if (!hasValue && key == "-calibrate") {
+      o.calibrate = true;
     } else {
       argError(arg, "unknown option (see --help)");
     }
   }
-  if (o.statements.empty()) throw Error("no statement given (see --help)");
+  if (o.statements.empty() && !o.calibrate) throw Error("no statement given (see --help)");
+  // -d=NAME:N for a tensor given by -f/-g/-i is its (rank-1) shape, not an index extent.
+  for (auto it = o.indexSizes.begin(); it != o.indexSizes.end();) {
+    const std::string& name = it->first;
+    if (!o.formats.count(name) && !o.generated.count(name) && !o.inputFiles.count(name)) {
+      ++it;
+      continue;
+    }
+    o.shapes[name] = {it->second};
+    o.shapeArgs[name] = "-d=" + name + ":" + std::to_string(it->second);
+    it = o.indexSizes.erase(it);
+  }
   return o;
 }
 
@@ -187,60 +227,118 @@ Format parseFormat(const std::string& name, const std::string& text, int rank) {
   throw Error("argument '-f=" + name + ":" + text + "': unsupported format (expected dense, csr, or d/ds levels)");
 }
 
-// The rank a tensor is used with in index notation text ("C(k,j)" -> 2), or 2 (operator form).
+bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The rank a tensor is used with in index notation text ("C(k,j)" -> 2), or 2 (operator form):
+// the first use of `name` as a whole word followed by '(' (a plain scan: user text never becomes
+// a pattern).
 int rankInText(const std::string& text, const std::string& name) {
-  std::smatch m;
-  std::regex use("(^|[^A-Za-z0-9_])" + name + "\\s*\\(([^)]*)\\)");
-  if (!std::regex_search(text, m, use)) return 2;
-  std::string inside = m[2];
-  if (inside.find_first_not_of(" \t") == std::string::npos) return 0;
-  return static_cast<int>(std::count(inside.begin(), inside.end(), ',')) + 1;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at > 0 && identifierChar(text[at - 1])) || (end < text.size() && identifierChar(text[end]))) continue;
+    end = text.find_first_not_of(" \t", end);
+    if (end == std::string::npos || text[end] != '(') continue;
+    size_t close = text.find(')', end);
+    std::string inside = text.substr(end + 1, close == std::string::npos ? std::string::npos : close - end - 1);
+    if (inside.find_first_not_of(" \t") == std::string::npos) return 0;
+    return static_cast<int>(std::count(inside.begin(), inside.end(), ',')) + 1;
+  }
+  return 2;
+}
+
+// The shape a tensor is declared with: from -d=TENSOR:SHAPE, else unknown (-1 per dimension).
+std::vector<int64_t> declaredShape(const Options& o, const std::string& name, size_t rank) {
+  auto it = o.shapes.find(name);
+  if (it == o.shapes.end()) return std::vector<int64_t>(rank, -1);
+  if (it->second.size() != rank)
+    throw Error("argument '" + o.shapeArgs.at(name) + "': '" + name + "' has rank " + std::to_string(rank) + ", not " +
+                std::to_string(it->second.size()));
+  return it->second;
 }
 
 Environment buildEnvironment(const Options& o, const std::string& text, TensorValues& inputs) {
   Environment env;
   env.indexSizes = o.indexSizes;
   for (const auto& [name, file] : o.inputFiles) {
-    MarketData data = readMatrixMarket(file);
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&data)) {
-      env.declare(name, {m->rows, m->cols}, Format::csr());
-    } else {
-      const DenseTensor& d = std::get<DenseTensor>(data);
-      env.declare(name, d.shape, Format::dense(d.rank()));
+    std::string arg = "-i=" + name + ":" + file;
+    MarketData data;
+    try {
+      data = readMatrixMarket(file);
+    } catch (const Error& e) {
+      throw Error("argument '" + arg + "': " + e.what());
     }
+    std::vector<int64_t> shape = std::holds_alternative<CsrMatrix>(data)
+                                     ? std::vector<int64_t>{std::get<CsrMatrix>(data).rows, std::get<CsrMatrix>(data).cols}
+                                     : std::get<DenseTensor>(data).shape;
+    if (o.shapes.count(name) && declaredShape(o, name, shape.size()) != shape)
+      throw Error("argument '" + o.shapeArgs.at(name) + "': '" + name + "' is loaded from '" + file + "' with another shape");
+    if (std::holds_alternative<CsrMatrix>(data)) env.declare(name, shape, Format::csr());
+    else env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
     inputs[name] = std::move(data);
   }
   for (const auto& [name, seed] : o.generated) {
     if (o.inputFiles.count(name)) throw Error("argument '-g=" + name + "': '" + name + "' is also loaded with -i");
-    int rank = rankInText(text, name);
+    auto shape = o.shapes.find(name);
+    int rank = shape != o.shapes.end() ? static_cast<int>(shape->second.size()) : rankInText(text, name);
     auto f = o.formats.find(name);
     Format format = f == o.formats.end() ? Format::dense(rank) : parseFormat(name, f->second, rank);
     if (format.isSparse()) throw Error("argument '-g=" + name + "': generated inputs are dense");
-    env.declare(name, std::vector<int64_t>(format.levels.size(), -1), format);
+    env.declare(name, declaredShape(o, name, format.levels.size()), format);
   }
   for (const auto& [name, f] : o.formats) {
     if (o.generated.count(name)) continue;
     auto it = env.tensors.find(name);
-    int rank = it != env.tensors.end() ? it->second.rank() : rankInText(text, name);
+    auto shape = o.shapes.find(name);
+    int rank = it != env.tensors.end()       ? it->second.rank()
+               : shape != o.shapes.end()     ? static_cast<int>(shape->second.size())
+                                             : rankInText(text, name);
     Format format = parseFormat(name, f, rank);
     if (it != env.tensors.end()) {
       if (format.levels.size() != it->second.format.levels.size() || format.isSparse() != it->second.format.isSparse())
         throw Error("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
       continue;
     }
-    env.declare(name, std::vector<int64_t>(format.levels.size(), -1), format);
+    env.declare(name, declaredShape(o, name, format.levels.size()), format);
   }
+  // A shape alone declares a dense tensor of that shape.
+  for (const auto& [name, shape] : o.shapes)
+    if (!env.tensors.count(name)) env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
   return env;
+}
+
+// Finds what would make writing `file` fail after compiling and running: a missing or read-only
+// directory, a directory in its place.
+void checkWritable(const std::string& arg, const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) argError(arg, "'" + file + "' is a directory");
+  fs::path dir = fs::path(file).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) argError(arg, "the directory '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) argError(arg, "the directory '" + dir.string() + "' is not writable");
 }
 
 double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// -calibrate: measures now, replacing what is stored.
+int calibrate(const Options& o, const JitOptions& jit) {
+  MachineModel m = calibrateMachine(jit, o.threads, &std::cerr);
+  std::string path = storeMachineModel(m, jit);
+  std::cout << m.str() << "\nstored in " << path << "\n";
+  return 0;
+}
+
 int run(int argc, char** argv) {
   Options o = parseArgs(argc, argv);
+  if (o.threads) omp_set_num_threads(o.threads);
+  JitOptions jit;
+  jit.cacheDir = o.cacheDir;
+  if (o.calibrate) return calibrate(o, jit);
+  // One line per statement argument: an error at line N is in the N-th statement.
   std::string text;
-  for (const auto& s : o.statements) text += s + "\n";
+  for (const auto& s : o.statements) text += (text.empty() ? "" : "\n") + s;
   TensorValues inputs;
   Environment env = buildEnvironment(o, text, inputs);
   Program program = parseProgram(text, env);
@@ -249,15 +347,19 @@ int run(int argc, char** argv) {
     const TensorDecl& d = program.tensor(name);
     inputs[name] = randomDense(d.shape, seed);
   }
-  for (const auto& [name, file] : o.outputFiles)
-    if (program.tensor(name).role == TensorRole::Input)
-      throw Error("argument '-o=" + name + ":" + file + "': '" + name + "' is an input, not a result");
+  for (const auto& [name, file] : o.outputFiles) {
+    std::string arg = "-o=" + name + ":" + file;
+    auto it = program.tensors.find(name);
+    if (it == program.tensors.end()) argError(arg, "the program has no tensor '" + name + "'");
+    if (it->second.role == TensorRole::Input) argError(arg, "'" + name + "' is an input, not a result");
+    if (it->second.role != TensorRole::Output) argError(arg, "'" + name + "' is not a result of the program");
+    checkWritable(arg, file);
+  }
+  if (!o.writeSource.empty()) checkWritable("-write-source=" + o.writeSource, o.writeSource);
 
-  if (o.threads) omp_set_num_threads(o.threads);
-  JitOptions jit;
-  jit.cacheDir = o.cacheDir;
-  // Auto decides on the inputs' statistics; the kernel is then compiled from its choice. The
-  // default is auto when every csr input has data (-i), else react.
+  // Auto decides on the inputs' statistics; everything below (printing, -write-source, the
+  // kernel run and timed) uses the one tree it chose. The default is auto when every csr input
+  // has data (-i), else react.
   CompileOptions options;
   options.fusion = o.fusion;
   bool everySparseInputGiven = true;
@@ -268,11 +370,10 @@ int run(int argc, char** argv) {
   if (o.printDecisions && mode != FusionMode::Auto)
     throw Error("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input has data)");
   FusionPlan plan;
-  const Program userProgram = program;
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
-    options.machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
-    AutoDecision decision = decideFusion(program, *options.stats, *options.machine);
+    MachineModel machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
+    AutoDecision decision = decideFusion(program, *options.stats, machine);
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;
     mode = decision.choice().mode;
@@ -286,15 +387,18 @@ int run(int argc, char** argv) {
   if (o.explain) std::cout << analyzeCost(tree).str();
   LoopProgram loops = lowerToLoops(tree);
   if (o.printLoops) std::cout << loops.str();
-  EmitOptions emit;
-  emit.boundsCheck = o.boundsCheck;
-  emit.kokkosTeamSize = o.teamSize;
-  std::string source = emitSource(loops, o.target, emit);
+  options.target = o.target;
+  options.emit.boundsCheck = o.boundsCheck;
+  options.emit.kokkosTeamSize = o.teamSize;
+  options.jit = jit;
+  std::string source = emitSource(loops, o.target, options.emit);
   if (o.printSource) std::cout << source;
   if (!o.writeSource.empty()) {
-    std::ofstream out(o.writeSource);
-    out << source;
-    if (!out) throw Error("argument '-write-source=" + o.writeSource + "': cannot write the file");
+    try {
+      writeFileAtomically(o.writeSource, source);
+    } catch (const Error& e) {
+      argError("-write-source=" + o.writeSource, e.what());
+    }
   }
   bool printing = o.printTree || o.printAfterAll || o.printLoops || o.printSource || o.explain || o.printDecisions;
   if (printing && o.outputFiles.empty() && o.time == 0) return 0;
@@ -302,14 +406,11 @@ int run(int argc, char** argv) {
   for (const std::string& name : program.inputs())
     if (!inputs.count(name)) throw Error("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
 
-  options.fusion = mode;  // auto decides again on the same statistics: the same choice
-  options.target = o.target;
-  options.emit = emit;
-  options.jit = jit;
   auto start = std::chrono::steady_clock::now();
-  Kernel kernel = Kernel::compile(userProgram, options);
-  std::printf("compile: %.3f s (%s)\n", seconds(start, std::chrono::steady_clock::now()),
-              kernel.library().cacheHit ? "cached" : "compiled");
+  Kernel kernel = Kernel::compile(tree, options);
+  if (kernel.source() != source) throw std::logic_error("the compiled source differs from the printed one");
+  std::printf("compile: %.3f s (%s %s)\n", seconds(start, std::chrono::steady_clock::now()),
+              kernel.library().cacheHit ? "cached" : "compiled", kernel.library().libraryPath.c_str());
   std::printf("threads: %d\n", o.target == Target::OpenMP ? omp_get_max_threads() : 1);
 
   BoundKernel bound = kernel.bind(inputs);
@@ -323,13 +424,18 @@ int run(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     double median = times.size() % 2 ? times[times.size() / 2] : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
-    std::printf("time: median=%.6g min=%.6g max=%.6g runs=%d\n", median, times.front(), times.back(), o.time);
+    std::printf("time: median=%.6g ms min=%.6g ms max=%.6g ms runs=%d\n", 1e3 * median, 1e3 * times.front(),
+                1e3 * times.back(), o.time);
   }
+  bound.download();
   for (const auto& [name, file] : o.outputFiles) {
-    auto it = bound.outputs.find(name);
-    if (it == bound.outputs.end()) throw Error("argument '-o=" + name + ":" + file + "': '" + name + "' is not a result of the program");
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) writeMatrixMarket(file, *m);
-    else writeMatrixMarket(file, std::get<DenseTensor>(it->second));
+    const MarketData& result = bound.outputs.at(name);
+    try {
+      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeMatrixMarket(file, *m);
+      else writeMatrixMarket(file, std::get<DenseTensor>(result));
+    } catch (const Error& e) {
+      argError("-o=" + name + ":" + file, e.what());
+    }
   }
   return 0;
 }

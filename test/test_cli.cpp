@@ -79,3 +79,62 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
       CHECK(r.output.find("spmm_mm: max relative error") != std::string::npos);
     }
 }
+
+TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured under load says so") {
+  std::string dir = std::string(REACT_BINARY_DIR) + "/calibrate-test";
+  std::filesystem::remove_all(dir);
+  Result r = test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen -calibrate -threads=1 -cache-dir=" + dir + " 2>&1");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("react: measuring this machine for fusion mode auto") != std::string::npos);
+  CHECK(r.output.find(": done in ") != std::string::npos);
+  CHECK(r.output.find("stored in " + dir + "/machine-1t.txt") != std::string::npos);
+  MachineModel m = readMachineModel(dir + "/machine-1t.txt");
+  CHECK(m.threads == 1);
+  // The warning travels with the stored model and is shown wherever the model is.
+  m.loadWarning = "measured under load: the copy bandwidth of one thread was 20.0 GB/s at the start and 5.0 GB/s at the end";
+  JitOptions jit;
+  jit.cacheDir = dir;
+  MachineModel back = readMachineModel(storeMachineModel(m, jit));
+  CHECK(back.loadWarning == m.loadWarning);
+  CHECK(back.str().find("WARNING: measured under load") != std::string::npos);
+}
+
+TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, units, output checks before compiling") {
+  // Operator form printed without index names: shapes by tensor.
+  Result shapes = run("'A = S * (B @ C)' -f=S:csr -d=S:100x80 -d=B:100x16 -d=C:16x80 -print-source");
+  INFO(shapes.output);
+  CHECK(shapes.status == 0);
+  CHECK(shapes.output.find("extern \"C\" void react_kernel") != std::string::npos);
+  requireError("'A = S * (B @ C)' -f=S:csr -d=S:100x80 -d=B:100x16x3 -d=C:16x80 -print-source",
+               "1:12: '@' needs operands of rank 1 or 2, but the left one has rank 3");
+  requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -d=S:100x80 -print-tree",
+               "argument '-d=S:100x80': 'S' is loaded from '" + matrix("cora") + "' with another shape");
+  requireError("'A = S * (B @ C)' -d=S:100xq", "argument '-d=S:100xq': 'q' is not a positive integer");
+  // One statement: its errors are on line 1.
+  requireError("'A = S * (B @ C'", "1:");
+  Result line = run("'A = S * (B @ C'");
+  CHECK(line.output.find("2:1") == std::string::npos);
+  // Units, and -o checked before anything is compiled.
+  Result timed = run("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -time=2");
+  CHECK(timed.output.find(" ms min=") != std::string::npos);
+  requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -o=Z:/tmp/z.mtx", "argument '-o=Z:/tmp/z.mtx': the program has no tensor 'Z'");
+  requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -o=A:/nonexistent-dir/a.mtx",
+               "argument '-o=A:/nonexistent-dir/a.mtx': the directory '/nonexistent-dir' does not exist");
+  requireError("'A = S * (B @ C)' -i=S:/nonexistent.mtx", "argument '-i=S:/nonexistent.mtx': /nonexistent.mtx");
+  // Counts that do not fit are errors, not wrapped.
+  requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -threads=4294967297", "argument '-threads=4294967297': '4294967297' is not an integer from 1 to 4096");
+  requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -time=2147483648", "argument '-time=2147483648'");
+  // No regular expression on user text: a huge or odd name is a plain error or works.
+  requireError("'A(i,j) = B(i,j) * 2' '-g=B(:u' -d=i:3 -d=j:3", "");
+  Result huge = run("'A(i,j) = B(i,j) * 2' -g=" + std::string(60000, 'x') + ":u -d=i:3 -d=j:3 -print-tree");
+  CHECK(huge.status == 1);
+  CHECK(huge.output.find("internal error") == std::string::npos);
+}
+
+TEST_CASE("react-demo rejects an unknown flag before doing any work") {
+  Result r = test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-demo --bogus 2>&1");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("argument '--bogus': unknown option") != std::string::npos);
+  CHECK(r.output.find("Matrix Market round trips") == std::string::npos);
+}

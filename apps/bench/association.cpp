@@ -22,19 +22,20 @@ Association rightmost(int factors, int first = 0) {
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit) {
   Program p = kernelProgram(k, s);
   if (v.fusion == FusionMode::Auto) {
-    VariantProgram out{p, FusionMode::Auto, "", inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads())};
-    AutoDecision d = decideFusion(p, out.stats, out.machine);
-    out.choice = "auto chose " + d.choice().label();
+    AutoDecision d = decideFusion(p, inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads()));
+    VariantProgram out{p, d.choice().tree, "auto chose " + d.choice().label()};
     if (!d.chains.empty()) out.choice += d.choice().asWritten ? " as written" : " re-associated";
     for (const std::string& a : d.choice().associations) out.choice += "; " + a;
     return out;
   }
-  if (!v.rightAssociated) return {p, v.fusion, "", {}, {}};
-  std::vector<ProductChain> chains = productChains(p);
-  if (chains.empty()) throw Error(k.label() + " has no product chain to associate otherwise");
-  std::vector<Association> orders;
-  for (const ProductChain& c : chains) orders.push_back(rightmost(static_cast<int>(c.factors.size())));
-  return {associate(p, chains, orders), v.fusion, "", {}, {}};
+  if (v.rightAssociated) {
+    std::vector<ProductChain> chains = productChains(p);
+    if (chains.empty()) throw Error(k.label() + " has no product chain to associate otherwise");
+    std::vector<Association> orders;
+    for (const ProductChain& c : chains) orders.push_back(rightmost(static_cast<int>(c.factors.size())));
+    p = associate(p, chains, orders);
+  }
+  return {p, fuse(p, v.fusion), ""};
 }
 
 }  // namespace react::bench

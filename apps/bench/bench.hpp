@@ -60,11 +60,9 @@ const std::vector<std::string>& variantNames();  // every variant, in report ord
 // program, its right-associated form ("-right"), or auto's choice for s's statistics. Throws
 // react::Error for "-right" on a kernel without a product chain.
 struct VariantProgram {
-  Program program;
-  FusionMode mode = FusionMode::React;
+  Program program;        // as the variant writes it (re-associated for "-right")
+  IndexTree tree;         // what is compiled: the mode's fusion of it, or auto's chosen tree
   std::string choice;     // auto: "auto chose react re-associated; S(i,k) * (C(k,h) * D(h,j))"
-  InputStats stats;       // auto: what it decided on
-  MachineModel machine;
 };
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit);
 // A comma list of variant names, or "all"; throws react::Error naming an unknown variant.

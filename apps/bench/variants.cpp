@@ -63,15 +63,10 @@ const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, cons
   std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + v.name + "/" + vp.choice];
   if (!slot) {
     CompileOptions options;
-    options.fusion = vp.mode;
     options.target = v.target;
     options.jit = jit_;
-    if (vp.mode == FusionMode::Auto) {
-      options.stats = vp.stats;
-      options.machine = vp.machine;
-    }
     auto start = std::chrono::steady_clock::now();
-    slot = std::make_unique<Kernel>(Kernel::compile(vp.program, options));
+    slot = std::make_unique<Kernel>(Kernel::compile(vp.tree, options));
     compileSeconds_ += secondsSince(start);
   }
   return *slot;
@@ -88,8 +83,7 @@ void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std
       // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain.
       if (v.library || v.fusion == FusionMode::Auto) continue;
       if (v.rightAssociated && productChains(kernelProgram(k, any)).empty()) continue;
-      Program program = variantProgram(k, v, any, jit_).program;
-      std::pair<std::string, Target> source{emitSource(lowerToLoops(fuse(program, v.fusion)), v.target), v.target};
+      std::pair<std::string, Target> source{emitSource(lowerToLoops(variantProgram(k, v, any, jit_).tree), v.target), v.target};
       // Variants may emit the same source (react and none where react fuses nothing): compiling
       // it twice at once would race for the same cache entry.
       if (std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(std::move(source));

@@ -86,6 +86,9 @@ CsrMatrix readMatrixMarketCsr(const std::string& path);  // error if the file is
 MarketData parseMatrixMarket(const std::string& text, const std::string& name);
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m);    // coordinate real general
 void writeMatrixMarket(const std::string& path, const DenseTensor& t);  // array real general, rank<=2
+// Writes `text` to a temporary beside `path`, then renames it over `path`: a failed write (a full
+// disk, a missing directory) leaves the old file as it was and no temporary behind.
+void writeFileAtomically(const std::string& path, const std::string& text);
 
 // ---------------------------------------------------------------------------------------------
 // Seeded synthetic matrices (deterministic for a given seed on every platform and thread count;

@@ -366,14 +366,6 @@ std::string readFile(const std::string& path) {
   return text;
 }
 
-void writeFile(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  if (std::fclose(f) != 0 || !ok) throw Error(path + ": cannot write: " + std::strerror(ok ? errno : err));
-}
-
 void append(std::string& out, double v) {
   char buf[32];
   auto [q, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back exactly
@@ -440,7 +432,7 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
     }
   }
   for (const std::string& s : parts) out += s;
-  writeFile(path, out);
+  writeFileAtomically(path, out);
 }
 
 void writeMatrixMarket(const std::string& path, const DenseTensor& t) {
@@ -459,7 +451,7 @@ void writeMatrixMarket(const std::string& path, const DenseTensor& t) {
       out += '\n';
     }
   }
-  writeFile(path, out);
+  writeFileAtomically(path, out);
 }
 
 }  // namespace react

@@ -244,7 +244,7 @@ std::string MachineModel::str() const {
                     list(rowFlops) + " (sparse rows into rows)";
   std::snprintf(buf, sizeof buf, "; cache %s; parallel region %.1f us; exp %.0f M/s",
                 bytesText(cacheBytes).c_str(), regionSeconds * 1e6, expRate / 1e6);
-  return out + buf + (source.empty() ? "" : " (" + source + ")");
+  return out + buf + (source.empty() ? "" : " (" + source + ")") + (loadWarning.empty() ? "" : "; WARNING: " + loadWarning);
 }
 
 }  // namespace react

@@ -145,6 +145,9 @@ struct MachineModel {
   // time each). 0: not measured (exp counts as one flop).
   double expRate = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
+  // Non-empty when the machine was busy while it was measured (the copy bandwidth of one thread
+  // changed during the calibration): the rates are then not to be trusted.
+  std::string loadWarning;
   double vectorRate(double length) const;
   double reductionRate(double length) const;
   // The sparse row accumulation's rate (into scratch or a row), or the vector rate if unmeasured.

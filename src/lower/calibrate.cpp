@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -132,14 +134,6 @@ extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
 }
 )";
 
-// The JIT's cache directory, by the rule jitCompile follows.
-std::string cacheDirectoryOf(const JitOptions& jit) {
-  if (!jit.cacheDir.empty()) return jit.cacheDir;
-  if (const char* d = std::getenv("REACT_CACHE_DIR"); d && *d) return d;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/react";
-}
-
 // The largest cache the OS reports for CPU 0 (sysfs), else sysconf's L3 or L2.
 double lastLevelCacheBytes() {
   double best = 0;
@@ -202,33 +196,33 @@ double sparseRowFlops(KernelFunction f, int64_t n, bool scratch) {
 }
 
 // Which calibration kernels measured a stored file: a file from other kernels is measured again.
-std::string calibrationId() {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the kernels' source
-  for (unsigned char c : std::string(kCalibrationSource)) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return std::to_string(h);
-}
+std::string calibrationId() { return contentHash(kCalibrationSource); }
 
 std::string modelPath(const JitOptions& jit, int threads) {
-  return cacheDirectoryOf(jit) + "/machine-" + std::to_string(threads) + "t.txt";
+  return jitCacheDirectory(jit) + "/machine-" + std::to_string(threads) + "t.txt";
 }
 
 }  // namespace
 
-MachineModel calibrateMachine(const JitOptions& jit, int threads) {
+MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress) {
   if (threads <= 0) threads = omp_get_max_threads();
+  auto step = [&](const char* what) {
+    if (progress) *progress << what << std::flush;
+  };
+  auto started = std::chrono::steady_clock::now();
+  step("react: measuring this machine for fusion mode auto (once per thread count): compiling");
   CompiledLibrary lib = jitCompile(kCalibrationSource, Target::OpenMP, jit, "react_calibrate");
   MachineModel m;
   m.threads = threads;
   // Copy: two arrays of 32 Mi doubles (256 MiB together), well beyond any cache.
+  step(", bandwidth");
   const int64_t big = int64_t{1} << 25;
   std::vector<double> a(static_cast<size_t>(big), 1.0), b(static_cast<size_t>(big), 2.0);
-  m.bandwidth1 = 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, 1, 3);
-  m.bandwidth = threads == 1 ? m.bandwidth1
-                             : 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, threads, 3);
+  auto copyBandwidth = [&](int t) { return 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, t, 3); };
+  m.bandwidth1 = copyBandwidth(1);
+  m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
   // Flops: loops of 4 to 256 doubles (in L1), repeated to about 1e7 flops per trial.
+  step(", loop rates");
   for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
     const int64_t n = MachineModel::kRateLengths[l], reps = 5000000 / n;
     std::vector<double> x(static_cast<size_t>(n), 0.5), y(static_cast<size_t>(n), 0.25);
@@ -236,21 +230,40 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads) {
     m.reductionFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
     m.scratchRowFlops[l] = sparseRowFlops(lib.function, n, true);
     m.rowFlops[l] = sparseRowFlops(lib.function, n, false);
+    step(" .");
   }
   // Parallel regions: 2000 of them, each a dynamic loop of 64 trivial iterations on all threads
   // (the time is the region's start, scheduling and join); per region, best of 5.
+  step(", parallel regions");
   {
     const int64_t regions = 2000;
     std::vector<double> x(64, 0.0), y(64, 0.0);
     m.regionSeconds = bestSeconds(lib.function, x, y, 3, 64, regions, threads, 5) / regions;
   }
   // exp: 256 values in L1, 4000 times (about 1e6 calls), one thread, best of 5.
+  step(", exp");
   {
     std::vector<double> x(256, 0.0), y(256, 0.5);
     m.expRate = 256.0 * 4000 / bestSeconds(lib.function, x, y, 4, 256, 4000, 1, 5);
   }
   m.cacheBytes = lastLevelCacheBytes();
+  // On a quiet machine the best of three copies is the same at the end as at the start; other
+  // work taking cores or memory bandwidth in between shows as a difference.
+  double again = copyBandwidth(1), change = std::abs(again - m.bandwidth1) / std::max(again, m.bandwidth1);
+  if (change > 0.2) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "measured under load: the copy bandwidth of one thread was %.1f GB/s at the start and %.1f GB/s at "
+                  "the end; measure again on a quiet machine (react-gen -calibrate)",
+                  m.bandwidth1 / 1e9, again / 1e9);
+    m.loadWarning = buf;
+  }
   m.source = "calibrated now";
+  char done[64];
+  std::snprintf(done, sizeof done, ": done in %.1f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  step(done);
+  if (progress && !m.loadWarning.empty()) *progress << "react: warning: " << m.loadWarning << "\n";
   return m;
 }
 
@@ -285,6 +298,7 @@ std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, c
   m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
   m.regionSeconds = std::atof(fields["region_seconds"].c_str());
   m.expRate = std::atof(fields["exp_rate"].c_str());
+  m.loadWarning = fields["load_warning"];
   m.source = path;
   return m;
 }
@@ -298,30 +312,37 @@ MachineModel readMachineModel(const std::string& path) {
   return *m;
 }
 
+std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
+  std::string path = modelPath(jit, m.threads);
+  std::ostringstream out;
+  out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
+      << "compiler=" << compilerCommand(Target::OpenMP) << "\ncalibration=" << calibrationId() << "\nthreads=" << m.threads
+      << "\nbandwidth1=" << m.bandwidth1 << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
+      << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\n";
+  for (size_t l = 0; l < m.vectorFlops.size(); ++l)
+    out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
+        << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\nsparse_scratch_flops_"
+        << MachineModel::kRateLengths[l] << "=" << m.scratchRowFlops[l] << "\nsparse_row_flops_"
+        << MachineModel::kRateLengths[l] << "=" << m.rowFlops[l] << "\n";
+  if (!m.loadWarning.empty()) out << "load_warning=" << m.loadWarning << "\n";
+  writeFileAtomically(path, out.str());
+  return path;
+}
+
 MachineModel machineModel(const JitOptions& jit, int threads) {
   if (threads <= 0) threads = omp_get_max_threads();
   std::string path = modelPath(jit, threads);
-  std::string compiler = compilerCommand(Target::OpenMP);
   std::map<std::string, std::string> fields = readFields(path);
-  if (fields["compiler"] == compiler && fields["calibration"] == calibrationId() && std::atoi(fields["threads"].c_str()) == threads)
+  if (fields["compiler"] == compilerCommand(Target::OpenMP) && fields["calibration"] == calibrationId() &&
+      std::atoi(fields["threads"].c_str()) == threads)
     if (std::optional<MachineModel> m = modelOf(fields, path)) return *m;
-  MachineModel m = calibrateMachine(jit, threads);
-  std::filesystem::create_directories(cacheDirectoryOf(jit));
-  std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
-        << "compiler=" << compiler << "\ncalibration=" << calibrationId() << "\nthreads=" << threads << "\nbandwidth1=" << m.bandwidth1
-        << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
-        << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\n";
-    for (size_t l = 0; l < m.vectorFlops.size(); ++l)
-      out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
-          << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\nsparse_scratch_flops_"
-          << MachineModel::kRateLengths[l] << "=" << m.scratchRowFlops[l] << "\nsparse_row_flops_"
-          << MachineModel::kRateLengths[l] << "=" << m.rowFlops[l] << "\n";
+  MachineModel m = calibrateMachine(jit, threads, &std::cerr);
+  try {
+    m.source = "calibrated now, stored in " + storeMachineModel(m, jit);
+  } catch (const Error& e) {
+    // A read-only cache: the model serves this run and is measured again by the next one.
+    std::cerr << "react: " << e.what() << " (measured again next time)\n";
   }
-  std::filesystem::rename(tmp, path);
-  m.source = "calibrated now, stored in " + path;
   return m;
 }
 

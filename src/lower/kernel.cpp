@@ -6,9 +6,11 @@
 
 namespace react {
 
-Kernel Kernel::compile(const Program& p, const CompileOptions& options) {
+Kernel Kernel::compile(const Program& p, const CompileOptions& options) { return compile(fusedTree(p, options), options); }
+
+Kernel Kernel::compile(const IndexTree& tree, const CompileOptions& options) {
   Kernel k;
-  k.tree_ = fusedTree(p, options);
+  k.tree_ = tree;
   k.loops_ = lowerToLoops(k.tree_);
   k.source_ = emitSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -112,6 +113,17 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
                            const std::string& functionName = "react_kernel");
 std::string compilerCommand(Target target);  // what jitCompile runs, for reports
 KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& functionName);
+// options.cacheDir, else $REACT_CACHE_DIR, else $HOME/.cache/react. jitCompile uses it only while
+// it is private (this user's, writable by no one else: else react::Error); one it cannot write
+// makes it compile into a private temporary directory instead.
+std::string jitCacheDirectory(const JitOptions& options);
+std::string contentHash(const std::string& text);  // 16 hex digits (FNV-1a); not cryptographic
+
+// --- child processes (process.cpp) -------------------------------------------------------------
+// Runs argv[0] (searched in PATH) with these arguments, no shell in between, stdout and stderr
+// into outputFile when one is named; returns the exit status (128 + signal when killed).
+int runProcess(const std::vector<std::string>& argv, const std::string& outputFile = "");
+std::vector<std::string> splitWords(const std::string& text);  // on blanks; quotes mean nothing
 
 // --- C++ API ----------------------------------------------------------------------------------
 struct CompileOptions {
@@ -136,7 +148,11 @@ FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // op
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
 // <JIT cache dir>/machine-<threads>t.txt, or measured (about a second) and stored there.
 MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
-MachineModel calibrateMachine(const JitOptions& jit, int threads);  // measures, stores nothing
+// Measures, stores nothing; says what it measures on *progress as it goes, and warns there when
+// the machine was busy meanwhile (MachineModel::loadWarning).
+MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress = nullptr);
+// Stores a model where machineModel looks for it (replacing what was there); returns the path.
+std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {});
 // A stored model as it is, from any machine (planning for another machine, replaying its
 // measurements); throws react::Error naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
@@ -162,6 +178,9 @@ class Kernel {
   static Kernel compile(const Program& p, const CompileOptions& options = {});
   // The same, with auto's statistics taken from the inputs it will run on (choose.cpp).
   static Kernel compile(const Program& p, CompileOptions options, const TensorValues& inputs);
+  // A tree already fused (what fusedTree or runPipeline gave, printed or chosen by the caller):
+  // exactly that tree is lowered and compiled; options.fusion, stats and machine are not used.
+  static Kernel compile(const IndexTree& tree, const CompileOptions& options);
   // Many programs in one translation unit: one compiler run, one library (fast test suites).
   static std::vector<Kernel> compileBatch(const std::vector<Program>& programs, const CompileOptions& options = {});
   // The same for trees already fused (each program's own auto decision, say): options.fusion,
