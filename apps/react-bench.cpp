@@ -305,11 +305,15 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
 }
 
 void runPlot(const std::string& csv, const std::string& plot) {
+  // The script lies at REACT_BENCH_SCRIPTS from this executable's folder, in the build tree as in
+  // an installed one (apps/CMakeLists.txt): an installed react-bench needs no source tree.
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string script = (exe.parent_path() / REACT_BENCH_SCRIPTS / "plot_bench.py").lexically_normal().string();
   const char* python = std::getenv("REACT_PYTHON");
-  std::vector<std::string> argv{python && *python ? python : "/usr/bin/python3",
-                                std::string(REACT_SOURCE_DIR) + "/scripts/plot_bench.py", csv, "--out", plot};
+  std::vector<std::string> argv{python && *python ? python : "/usr/bin/python3", script, csv, "--out", plot};
   if (int rc = runProcess(argv); rc != 0)
-    throw Error("plot: " + argv[0] + " " + argv[1] + " exited with status " + std::to_string(rc) + " (--plot=" + plot + ")");
+    throw Error("plot: " + argv[0] + " " + script + " exited with status " + std::to_string(rc) + " (--plot " + plot + ")");
   std::printf("plot: %s\n", plot.c_str());
 }
 
