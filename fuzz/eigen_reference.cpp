@@ -123,6 +123,7 @@ class EigenEvaluator {
       // the last bit, which a comparison turns into 0 or 1.
       case Op::Exp: r = a[0].unaryExpr([](double x) { return std::exp(x); }); break;
       case Op::Sqrt: r = a[0].unaryExpr([](double x) { return std::sqrt(x); }); break;
+      case Op::Log: r = a[0].unaryExpr([](double x) { return std::log(x); }); break;
       case Op::Add: r = a[0] + a[1]; break;
       case Op::Sub: r = a[0] - a[1]; break;
       case Op::Mul: r = a[0] * a[1]; break;

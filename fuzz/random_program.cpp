@@ -118,10 +118,11 @@ class Generator {
       case 0: return apply(Op::Neg, {gen(depth - 1)});
       case 1: return apply(Op::Exp, {apply(Op::Mul, {literal(0.25), gen(depth - 1)})});
       case 2: {
-        if (pick(2)) return apply(Op::Sqrt, {positiveLeaf()});
-        // sqrt(1 + x*x): defined for every x
+        Op root = pick(2) ? Op::Sqrt : Op::Log;
+        if (pick(2)) return apply(root, {positiveLeaf()});
+        // sqrt(1 + x*x), log(1 + x*x): defined for every x
         Expr x = gen(depth - 1);
-        return apply(Op::Sqrt, {apply(Op::Add, {literal(1.0), apply(Op::Mul, {x, x})})});
+        return apply(root, {apply(Op::Add, {literal(1.0), apply(Op::Mul, {x, x})})});
       }
       case 3: return apply(Op::Add, {gen(depth - 1), gen(depth - 1)});
       case 4: return apply(Op::Sub, {gen(depth - 1), gen(depth - 1)});

@@ -165,6 +165,7 @@ class Reference {
       case Op::Neg: r = -v(0); break;
       case Op::Exp: r = std::exp(v(0)); break;
       case Op::Sqrt: r = std::sqrt(v(0)); break;
+      case Op::Log: r = std::log(v(0)); break;
       case Op::Add: r = v(0) + v(1); break;
       case Op::Sub: r = v(0) - v(1); break;
       case Op::Mul: r = v(0) * v(1); break;

@@ -147,7 +147,7 @@ TEST_CASE("fuzz: the generator covers every operator, reduction and the promised
       }
     if (csr >= 2) seen.insert("several csr");
   }
-  for (const char* want : {"+", "-", "*", "/", "neg", "exp", "sqrt", "max", "min", "<", "<=", ">", ">=", "==", "!=", "where",
+  for (const char* want : {"+", "-", "*", "/", "neg", "exp", "sqrt", "log", "max", "min", "<", "<=", ">", ">=", "==", "!=", "where",
                            "sum", "max-reduce", "statement max", "rank 0 result", "rank 1 result", "rank 2 result",
                            "rank 3 result", "0 nnz", "1 row", "1 column", "rectangular", "explicit zeros", "empty row",
                            "several csr"})

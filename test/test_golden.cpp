@@ -1,6 +1,6 @@
-// Golden trees and costs: every benchmark kernel and every DESIGN.md §4 example, after each
-// fusion mode. The files in test/golden/ were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites
-// them (review the diff before committing).
+// Golden trees and costs: every benchmark kernel, the stable softmax and logsumexp builtins and
+// every DESIGN.md §4 example, after each fusion mode. The files in test/golden/ were reviewed by
+// hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
 #include "fusion/fusion.hpp"
 #include "support.hpp"
 
@@ -26,6 +26,8 @@ std::vector<Example> examples() {
       {"spmm_mm", "A = S @ C @ D", {{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}},
       {"norm_row", "A = S / sum(S, axis=1)", {{"S", {6, 5}, csr}}},
       {"softmax", "A = exp(S) / sum(exp(S), axis=1)", {{"S", {6, 5}, csr}}},
+      {"softmax_stable", "A = softmax(S, axis=1)", {{"S", {6, 5}, csr}}},
+      {"logsumexp", "a = logsumexp(S, axis=1)", {{"S", {6, 5}, csr}}},
       {"type1_row_scaling", "c(i) = b(i) * A(i,j)", {{"b", {4}, d1}, {"A", {4, 3}, d2}}},
       {"type2_invariant", "A = (B + E) * (C @ D)", {{"B", {4, 3}, d2}, {"E", {4, 3}, d2}, {"C", {4, 5}, d2}, {"D", {5, 3}, d2}}},
       {"type3_load_store", "B = A / sum(A, axis=1)", {{"A", {4, 3}, d2}}},

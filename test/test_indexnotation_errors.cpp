@@ -88,6 +88,29 @@ TEST_CASE("errors: reductions and functions") {
   CHECK(operatorError("A = exp") == "1:5: 'exp' is a function and needs arguments");
 }
 
+TEST_CASE("errors: softmax, logsumexp and log") {
+  CHECK(operatorError("A = softmax(S, D)") == "1:5: 'softmax' takes one operand and an optional 'axis='");
+  CHECK(operatorError("A = softmax(axis=1)") == "1:5: 'softmax' takes one operand and an optional 'axis='");
+  CHECK(operatorError("a = logsumexp()") == "1:5: 'logsumexp' takes one operand and an optional 'axis='");
+  CHECK(operatorError("A = softmax(S, axis=2)") == "1:21: axis 2 is out of range for an operand of rank 2");
+  CHECK(operatorError("A = softmax(S, axis=-3)") == "1:21: axis -3 is out of range for an operand of rank 2");
+  CHECK(operatorError("A = softmax(u, axis=1)") == "1:21: axis 1 is out of range for an operand of rank 1");
+  CHECK(operatorError("a = logsumexp(S, axis=0.5)") == "1:23: 'axis' must be an integer");
+  CHECK(operatorError("a = logsumexp(S, axis=D)") == "1:23: 'axis' must be an integer");
+  CHECK(operatorError("A = softmax(S, dim=1)") == "1:16: unknown keyword argument 'dim' (only 'axis=')");
+  CHECK(operatorError("A = S * softmax") == "1:9: 'softmax' is a function and needs arguments");
+  CHECK(operatorError("A = log(S, D)") == "1:5: 'log' takes 1 argument, got 2");
+  CHECK(operatorError("A = log(S, axis=1)") == "1:17: 'log' takes no 'axis='");
+  CHECK(indexError("A(i,j) = softmax(S(i,j))") == "1:10: 'softmax' takes at least 2 arguments, got 1");
+  CHECK(indexError("A(i,j) = softmax(S(i,j), k)") == "1:26: index 'k' of 'softmax' does not appear in its first argument");
+  CHECK(indexError("a(i) = logsumexp(S(i,j), 1)") == "1:26: expected an index name as argument 2 of 'logsumexp'");
+  CHECK(indexError("A(i,j) = softmax(S(i,j), axis=1)") ==
+        "1:26: a keyword argument belongs to the operator form; in index notation name the indices to reduce over: "
+        "sum(expr, k)");
+  CHECK(indexError("logsumexp(i) = v(i)") == "1:1: 'logsumexp' is a function and cannot name a tensor");
+  CHECK(indexError("A(i,j) = log(D(i,j), 2)") == "1:10: 'log' takes 1 argument, got 2");
+}
+
 TEST_CASE("errors: formats") {
   CHECK(operatorError("A = S + D") ==
         "1:7: '+' of csr 'S' and dense 'D' is not supported: it would need a dense result (only '*' keeps the pattern)");

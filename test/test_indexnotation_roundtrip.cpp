@@ -105,7 +105,7 @@ TEST_CASE("round trip: printing keeps the tree (parentheses, unary minus, litera
 TEST_CASE("round trip: random dense expressions print and parse to the same tree") {
   std::mt19937 rng(12345);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const std::vector<Op> unary = {Op::Neg, Op::Exp, Op::Sqrt};
+  const std::vector<Op> unary = {Op::Neg, Op::Exp, Op::Sqrt, Op::Log};
   const std::vector<Op> binary = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min,
                                   Op::Lt,  Op::Le,  Op::Gt,  Op::Ge,  Op::Eq,  Op::Ne};
   const std::vector<double> values = {0, 1, 2, -1, 0.5, -0.25, 1e-7, 3e10, -0.0};
@@ -120,7 +120,7 @@ TEST_CASE("round trip: random dense expressions print and parse to the same tree
       }
     }
     if (kind == 1) return literal(values[static_cast<size_t>(pick(static_cast<int>(values.size())))]);
-    if (kind == 2) return apply(unary[static_cast<size_t>(pick(3))], {gen(depth - 1)});
+    if (kind == 2) return apply(unary[static_cast<size_t>(pick(static_cast<int>(unary.size())))], {gen(depth - 1)});
     if (kind == 3) return apply(Op::Where, {gen(depth - 1), gen(depth - 1), gen(depth - 1)});
     return apply(binary[static_cast<size_t>(pick(static_cast<int>(binary.size())))], {gen(depth - 1), gen(depth - 1)});
   };

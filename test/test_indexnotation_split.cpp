@@ -212,6 +212,12 @@ TEST_CASE("split: broadcasting in the operator form") {
   CHECK(split("A = D / max(D, axis=-1)") ==
         "T0(i) = max(D(i,j), j)\n"
         "A(i,j) = D(i,j) / T0(i)\n");
+  // Kept axes that meet only each other reduce one index: the two equal sums are one temporary.
+  CHECK(split("a = sum(D, axis=1) * sum(D, axis=1) + max(D, axis=1)") ==
+        "T0(i) = D(i,k)\n"
+        "T1(i) = T0(i) * T0(i)\n"
+        "T2(i) = max(D(i,k), k)\n"
+        "a(i) = T1(i) + T2(i)\n");
 }
 
 TEST_CASE("split: several statements; later ones read earlier results") {

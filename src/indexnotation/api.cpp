@@ -20,6 +20,12 @@ IndexExpr applied(Op op, const IndexExpr& a, const IndexExpr& b) {
   return IndexExpr(apply(op, {a.expr(), b.expr()}), mergeTensors({&a, &b}));
 }
 
+// softmax / logsumexp over k.
+detail::StableBuiltins<Expr> stableBuiltinsOver(const IndexVar& k) {
+  return {[k](ReduceOp op, const Expr& x) { return reduce(op, {k.name()}, x); },
+          [](Op op, std::vector<Expr> args) { return apply(op, std::move(args)); }};
+}
+
 }  // namespace
 
 IndexExpr::IndexExpr(double v) : e_(literal(v)) {}
@@ -37,6 +43,7 @@ IndexExpr operator==(const IndexExpr& a, const IndexExpr& b) { return applied(Op
 IndexExpr operator!=(const IndexExpr& a, const IndexExpr& b) { return applied(Op::Ne, a, b); }
 IndexExpr exp(const IndexExpr& a) { return applied(Op::Exp, a); }
 IndexExpr sqrt(const IndexExpr& a) { return applied(Op::Sqrt, a); }
+IndexExpr log(const IndexExpr& a) { return applied(Op::Log, a); }
 IndexExpr max(const IndexExpr& a, const IndexExpr& b) { return applied(Op::Max, a, b); }
 IndexExpr min(const IndexExpr& a, const IndexExpr& b) { return applied(Op::Min, a, b); }
 
@@ -50,6 +57,14 @@ IndexExpr sum(const IndexExpr& body, const IndexVar& k) {
 
 IndexExpr max(const IndexExpr& body, const IndexVar& k) {
   return IndexExpr(reduce(ReduceOp::Max, {k.name()}, body.expr()), body.tensors());
+}
+
+IndexExpr softmax(const IndexExpr& body, const IndexVar& k) {
+  return IndexExpr(stableBuiltinsOver(k).softmax(body.expr()), body.tensors());
+}
+
+IndexExpr logsumexp(const IndexExpr& body, const IndexVar& k) {
+  return IndexExpr(stableBuiltinsOver(k).logsumexp(body.expr()), body.tensors());
 }
 
 TensorAccess::TensorAccess(const TensorVar& t, std::vector<std::string> idx)

@@ -180,7 +180,8 @@ class Checker {
 }  // namespace
 
 bool isFunctionName(const std::string& s) {
-  return s == "exp" || s == "sqrt" || s == "max" || s == "min" || s == "where" || s == "sum";
+  return s == "exp" || s == "sqrt" || s == "log" || s == "max" || s == "min" || s == "where" || s == "sum" ||
+         s == "softmax" || s == "logsumexp";
 }
 
 CheckedProgram checkProgram(const Program& p) {

@@ -101,6 +101,7 @@ std::string print(const Expr& e) {
     }
     case Op::Exp:
     case Op::Sqrt:
+    case Op::Log:
     case Op::Max:
     case Op::Min:
     case Op::Where: return printCall(opName(e->op), e->args);

@@ -26,6 +26,7 @@ int opArity(Op op) {
     case Op::Neg:
     case Op::Exp:
     case Op::Sqrt:
+    case Op::Log:
     case Op::Reduce: return 1;
     case Op::Where: return 3;
     default: return 2;
@@ -39,6 +40,7 @@ const char* opName(Op op) {
     case Op::Neg: return "-";
     case Op::Exp: return "exp";
     case Op::Sqrt: return "sqrt";
+    case Op::Log: return "log";
     case Op::Add: return "+";
     case Op::Sub: return "-";
     case Op::Mul: return "*";

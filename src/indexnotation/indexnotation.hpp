@@ -59,7 +59,7 @@ enum class Op {
   // leaves
   Access, Literal,
   // unary
-  Neg, Exp, Sqrt,
+  Neg, Exp, Sqrt, Log,
   // binary
   Add, Sub, Mul, Div, Max, Min, Lt, Le, Gt, Ge, Eq, Ne,
   // ternary: where(cond, a, b) = cond != 0 ? a : b
@@ -249,11 +249,16 @@ IndexExpr operator==(const IndexExpr& a, const IndexExpr& b);
 IndexExpr operator!=(const IndexExpr& a, const IndexExpr& b);
 IndexExpr exp(const IndexExpr& a);
 IndexExpr sqrt(const IndexExpr& a);
+IndexExpr log(const IndexExpr& a);
 IndexExpr max(const IndexExpr& a, const IndexExpr& b);
 IndexExpr min(const IndexExpr& a, const IndexExpr& b);
 IndexExpr where(const IndexExpr& c, const IndexExpr& a, const IndexExpr& b);
 IndexExpr sum(const IndexExpr& body, const IndexVar& k);
 IndexExpr max(const IndexExpr& body, const IndexVar& k);
+// exp(body - max(body, k)) / sum(exp(body - max(body, k)), k) and
+// max(body, k) + log(sum(exp(body - max(body, k)), k)): docs/semantics.md, "Softmax and logsumexp".
+IndexExpr softmax(const IndexExpr& body, const IndexVar& k);
+IndexExpr logsumexp(const IndexExpr& body, const IndexVar& k);
 
 class TensorVar;
 struct Assignment {

@@ -19,7 +19,7 @@ Error errorAt(SourcePos pos, const std::string& message);
 std::string quoted(const std::string& s);  // 'X'
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 bool contains(const std::vector<std::string>& v, const std::string& s);
-bool isFunctionName(const std::string& s);  // exp sqrt max min where sum: not tensor names
+bool isFunctionName(const std::string& s);  // exp sqrt log max min where sum softmax logsumexp: not tensor names
 
 // Height of an expression tree, computed without recursion; stops counting past `limit`.
 int exprDepth(const Expr& e, int limit);
@@ -77,6 +77,36 @@ class SizedUnionFind {
  private:
   std::vector<int> parent_;
   std::vector<int64_t> size_;
+};
+
+// The numerically stable softmax and logsumexp (docs/semantics.md, "Softmax and logsumexp"),
+// written once for the three front ends, which differ in how they reduce and combine operands:
+// `reduce(op, x)` reduces x over the builtin's axis or indices (the operator form keeps the
+// axis, for broadcasting), `apply(op, operands)` is an element-wise operator. They expand into
+// exactly what a user would write by hand, so the split (whose common subexpressions compute
+// the maximum and the shifted exp once) and fusion treat both alike. Subtracting the maximum
+// keeps every argument of exp at or below 0: exp(x) / sum(exp(x)) overflows above 709.
+template <typename Value>
+struct StableBuiltins {
+  std::function<Value(ReduceOp, const Value&)> reduce;
+  std::function<Value(Op, std::vector<Value>)> apply;
+
+  // exp(x - max(x)) / sum(exp(x - max(x)))
+  Value softmax(const Value& x) const {
+    Value shifted = shiftedExp(x, reduce(ReduceOp::Max, x));
+    return apply(Op::Div, {shifted, reduce(ReduceOp::Sum, shifted)});
+  }
+  // max(x) + log(sum(exp(x - max(x)))); nothing to reduce gives -inf + log(0) = -inf.
+  Value logsumexp(const Value& x) const {
+    Value m = reduce(ReduceOp::Max, x);
+    return apply(Op::Add, {m, apply(Op::Log, {reduce(ReduceOp::Sum, shiftedExp(x, m))})});
+  }
+  Value expand(const std::string& builtin, const Value& x) const {
+    return builtin == "softmax" ? softmax(x) : logsumexp(x);
+  }
+
+ private:
+  Value shiftedExp(const Value& x, const Value& max) const { return apply(Op::Exp, {apply(Op::Sub, {x, max})}); }
 };
 
 // Formats (format.cpp)

@@ -28,6 +28,21 @@ bool isMaxReduction(const Syntax& call, const Expr& first) {
   return true;
 }
 
+// softmax(a, k, ...) / logsumexp(a, k, ...) over the indices k, ... of a.
+Expr stableBuiltin(const Syntax& s) {
+  checkArgCount(s, 2, SIZE_MAX);
+  std::vector<std::string> over = indexArguments(s, 1);
+  Expr operand = indexExpr(s.args[0]);
+  std::vector<std::string> free = freeIndices(operand);
+  for (size_t n = 1; n < s.args.size(); ++n)
+    if (!contains(free, s.args[n].text))
+      throw errorAt(s.args[n].pos, "index " + quoted(s.args[n].text) + " of " + quoted(s.text) +
+                                       " does not appear in its first argument");
+  StableBuiltins<Expr> builtins{[&](ReduceOp op, const Expr& x) { return reduce(op, over, x, s.pos); },
+                                [&](Op op, std::vector<Expr> args) { return apply(op, std::move(args), s.pos); }};
+  return builtins.expand(s.text, operand);
+}
+
 Expr callExpr(const Syntax& s) {
   for (const Syntax& a : s.args)
     if (a.kind == Syntax::Kind::Keyword)
@@ -36,6 +51,7 @@ Expr callExpr(const Syntax& s) {
     checkArgCount(s, 2, SIZE_MAX);
     return reduce(ReduceOp::Sum, indexArguments(s, 1), indexExpr(s.args[0]), s.pos);
   }
+  if (isStableBuiltin(s.text)) return stableBuiltin(s);
   Op op = functionOp(s.text);
   if (op == Op::Access) return access(s.text, indexArguments(s, 0), s.pos);
   if (op == Op::Max && !s.args.empty()) {

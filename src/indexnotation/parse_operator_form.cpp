@@ -151,9 +151,11 @@ class OperatorForm {
       else axis = &a.args[0];
     }
     bool isReduction = s.text == "sum" || (s.text == "max" && (axis || positional.size() == 1));
-    if (isReduction) {
+    if (isReduction || isStableBuiltin(s.text)) {
       if (positional.size() != 1) throw errorAt(s.pos, quoted(s.text) + " takes one operand and an optional 'axis='");
-      return reduction(s.text == "sum" ? ReduceOp::Sum : ReduceOp::Max, value(*positional[0]), axis, s.pos);
+      Value operand = value(*positional[0]);
+      if (isStableBuiltin(s.text)) return stableBuiltins(axis, s).expand(s.text, operand);
+      return reduction(s.text == "sum" ? ReduceOp::Sum : ReduceOp::Max, operand, axis, s.pos);
     }
     Op op = functionOp(s.text);
     if (op == Op::Access) {
@@ -166,8 +168,19 @@ class OperatorForm {
     checkArgCount(s, opArity(op), opArity(op));
     std::vector<Value> args;
     for (const Syntax* a : positional) args.push_back(value(*a));
-    if (op == Op::Exp || op == Op::Sqrt) return {apply(op, {args[0].e}, s.pos), args[0].axes};
-    return broadcast(op, args, s);
+    return elementwise(op, std::move(args), s);
+  }
+
+  // An element-wise operator: a unary one keeps its operand's axes, the others broadcast.
+  Value elementwise(Op op, std::vector<Value> args, const Syntax& at) {
+    if (opArity(op) == 1) return {apply(op, {args[0].e}, at.pos), args[0].axes};
+    return broadcast(op, std::move(args), at);
+  }
+
+  // softmax / logsumexp over `axis` (every axis when null), as if written out at the call.
+  StableBuiltins<Value> stableBuiltins(const Syntax* axis, const Syntax& call) {
+    return {[this, axis, &call](ReduceOp op, const Value& v) { return reduction(op, v, axis, call.pos); },
+            [this, &call](Op op, std::vector<Value> args) { return elementwise(op, std::move(args), call); }};
   }
 
   Value reduction(ReduceOp op, Value v, const Syntax* axis, SourcePos pos) {
@@ -224,7 +237,7 @@ class OperatorForm {
         else kept.push_back(a.reduced);
       }
       if (real.empty()) {
-        out.axes[p] = {-1, kept.empty() ? -1 : kept[0]};
+        out.axes[p] = {-1, shareKeptIndex(kept)};
         continue;
       }
       int base = pickBase(real);
@@ -245,6 +258,19 @@ class OperatorForm {
     for (const Value& v : vs) args.push_back(v.e);
     out.e = apply(op, args, at.pos);
     return out;
+  }
+
+  // Kept axes that meet only each other reduce one index when compatible, so that equal
+  // reductions are one temporary: `max(S, axis=1) + log(sum(exp(S - max(S, axis=1)), axis=1))`
+  // computes the maximum once. Returns the class reduced there (-1: none).
+  int shareKeptIndex(const std::vector<int>& kept) {
+    int first = -1;
+    for (int r : kept) {
+      if (r < 0) continue;
+      if (first < 0) first = r;
+      else if (classes_.compatible(first, r)) classes_.unify(first, r);
+    }
+    return first;
   }
 
   // The class a broadcast axis becomes: a known size other than 1 wins, then an unknown one.

@@ -192,10 +192,12 @@ Op binaryOp(const std::string& token) {
 
 Op functionOp(const std::string& name) {
   static const std::map<std::string, Op> ops = {
-      {"exp", Op::Exp}, {"sqrt", Op::Sqrt}, {"max", Op::Max}, {"min", Op::Min}, {"where", Op::Where}};
+      {"exp", Op::Exp}, {"sqrt", Op::Sqrt}, {"log", Op::Log}, {"max", Op::Max}, {"min", Op::Min}, {"where", Op::Where}};
   auto it = ops.find(name);
   return it == ops.end() ? Op::Access : it->second;
 }
+
+bool isStableBuiltin(const std::string& name) { return name == "softmax" || name == "logsumexp"; }
 
 void checkArgCount(const Syntax& call, size_t least, size_t most) {
   size_t n = call.args.size();

@@ -53,7 +53,9 @@ std::vector<SyntaxStatement> parseSyntax(const std::string& text);
 
 // Helpers for the front ends.
 Op binaryOp(const std::string& token);  // "+" -> Add, ...; Op::Access for "@"
-Op functionOp(const std::string& name);  // exp sqrt max min where; Op::Access otherwise
+Op functionOp(const std::string& name);  // exp sqrt log max min where; Op::Access otherwise
+// softmax and logsumexp: builtins that expand into other operators (StableBuiltins, internal.hpp).
+bool isStableBuiltin(const std::string& name);
 // Throws unless the call has between `least` and `most` arguments.
 void checkArgCount(const Syntax& call, size_t least, size_t most);
 // The argument `n` of `call` as a bare name (an index), or an error naming what was expected.

@@ -131,6 +131,7 @@ class Interpreter {
       case Op::Neg: return -a[0];
       case Op::Exp: return std::exp(a[0]);
       case Op::Sqrt: return std::sqrt(a[0]);
+      case Op::Log: return std::log(a[0]);
       case Op::Add: return a[0] + a[1];
       case Op::Sub: return a[0] - a[1];
       case Op::Mul: return a[0] * a[1];

@@ -115,6 +115,7 @@ std::string Emitter::expr(const Expr& e) const {
     }
     case Op::Exp: return "exp(" + a(0) + ")";
     case Op::Sqrt: return "sqrt(" + a(0) + ")";
+    case Op::Log: return "log(" + a(0) + ")";
     case Op::Add: return "(" + a(0) + " + " + a(1) + ")";
     case Op::Sub: return "(" + a(0) + " - " + a(1) + ")";
     case Op::Mul: return "(" + a(0) + " * " + a(1) + ")";
