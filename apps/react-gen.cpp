@@ -345,7 +345,7 @@ int run(int argc, char** argv) {
   // Environment-declared tensors the program does not define are inputs; generated ones get data.
   for (const auto& [name, seed] : o.generated) {
     const TensorDecl& d = program.tensor(name);
-    inputs[name] = randomDense(d.shape, seed);
+    inputs[name] = randomDense(d.shape, seed, name);
   }
   for (const auto& [name, file] : o.outputFiles) {
     std::string arg = "-o=" + name + ":" + file;

@@ -1,6 +1,7 @@
 // CSR invariants, the triplet -> CSR builder and the conversions between COO, CSR, dense and Eigen.
 #include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
+#include "formats/parallel.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -136,48 +137,36 @@ int64_t normalizeRow(int32_t* col, double* val, int64_t n, std::vector<std::pair
 
 }  // namespace
 
+void allocateRowPositions(CsrMatrix& m, int64_t rows, const std::string& name) {
+  const std::string what = name + ": the row position array of " + std::to_string(rows) + " rows";
+  const int64_t n = checkedElementCount({rows}, sizeof(int64_t), what) + 1;  // fits: rows * 8 does
+  allocateOrThrow(what, n * static_cast<int64_t>(sizeof(int64_t)), [&] { m.rowptr.assign(n, 0); });
+}
+
+void allocateEntries(CsrMatrix& m, int64_t entries, const std::string& name) {
+  const std::string what = name + ": " + std::to_string(entries) + " stored entries";
+  checkedElementCount({entries}, sizeof(int32_t) + sizeof(double), what);
+  allocateOrThrow(what, entries * static_cast<int64_t>(sizeof(int32_t) + sizeof(double)), [&] {
+    m.col.resize(entries);
+    m.val.resize(entries);
+  });
+}
+
 template <typename I>
-CsrMatrix buildCsr(int64_t rows, int64_t cols, const std::vector<TripletSpan<I>>& spans, Mirror mirror) {
+CsrMatrix buildCsr(int64_t rows, int64_t cols, const std::vector<TripletSpan<I>>& spans, Mirror mirror,
+                   const std::string& name) {
   const int64_t S = static_cast<int64_t>(spans.size());
   const bool mirrored = mirror != Mirror::None;
   const double sign = mirror == Mirror::Skew ? -1.0 : 1.0;
   int64_t entries = 0;
   for (const auto& s : spans) entries += s.n;
   const bool par = entries > 200000;
-
-  // 1. Row counts per span; offsets[s][r] then becomes span s's first slot in row r.
-  std::vector<std::vector<int64_t>> offsets(S);
-#pragma omp parallel for schedule(static, 1) if (par && S > 1)
-  for (int64_t s = 0; s < S; ++s) {
-    std::vector<int64_t>& cnt = offsets[s];
-    cnt.assign(rows, 0);
-    const TripletSpan<I>& t = spans[s];
-    for (int64_t k = 0; k < t.n; ++k) {
-      ++cnt[t.row[k]];
-      if (mirrored && t.row[k] != t.col[k]) ++cnt[t.col[k]];
-    }
-  }
   CsrMatrix m;
   m.rows = rows;
   m.cols = cols;
-  m.rowptr.assign(rows + 1, 0);
-  int64_t pos = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t s = 0; s < S; ++s) {
-      const int64_t c = offsets[s][r];
-      offsets[s][r] = pos;
-      pos += c;
-    }
-    m.rowptr[r + 1] = pos;
-  }
-
-  // 2. Stable scatter: each span writes its entries, in order, into its own slots.
-  m.col.resize(pos);
-  m.val.resize(pos);
-#pragma omp parallel for schedule(static, 1) if (par && S > 1)
-  for (int64_t s = 0; s < S; ++s) {
-    std::vector<int64_t>& next = offsets[s];
-    const TripletSpan<I>& t = spans[s];
+  allocateRowPositions(m, rows, name);
+  // Writes span s's entries, in order, at next[row]++ (and mirrored ones at next[col]++).
+  auto scatter = [&](const TripletSpan<I>& t, int64_t* next) {
     for (int64_t k = 0; k < t.n; ++k) {
       const I r = t.row[k], c = t.col[k];
       const double v = t.val ? t.val[k] : 1.0;
@@ -190,41 +179,97 @@ CsrMatrix buildCsr(int64_t rows, int64_t cols, const std::vector<TripletSpan<I>>
         m.val[p] = sign * v;
       }
     }
-  }
-  offsets.clear();
+  };
 
-  // 3. Sort the rows that need it and sum duplicates; compact if anything was merged.
-  std::vector<int64_t> len(rows);
-  bool merged = false;
-#pragma omp parallel if (par) reduction(|| : merged)
+  // 1-2. A stable counting sort on rows: span by span, each in input order. Counting per span in
+  // parallel needs a row cursor per span (S * rows positions): only worth it when the entries
+  // outnumber that; otherwise the spans are counted one after the other, with rowptr as the cursor,
+  // so that a matrix of many rows and few entries needs no memory beyond its own.
+  if (par && S > 1 && entries / S >= rows) {
+    const std::string what = name + ": the row cursors of " + std::to_string(S) + " threads";
+    checkedElementCount({S, rows}, sizeof(int64_t), what);
+    std::vector<std::vector<int64_t>> offsets = allocateOrThrow(
+        what, S * rows * static_cast<int64_t>(sizeof(int64_t)), [&] { return std::vector<std::vector<int64_t>>(S, std::vector<int64_t>(rows, 0)); });
+#pragma omp parallel for schedule(static, 1)
+    for (int64_t s = 0; s < S; ++s) {
+      std::vector<int64_t>& cnt = offsets[s];
+      const TripletSpan<I>& t = spans[s];
+      for (int64_t k = 0; k < t.n; ++k) {
+        ++cnt[t.row[k]];
+        if (mirrored && t.row[k] != t.col[k]) ++cnt[t.col[k]];
+      }
+    }
+    // offsets[s][r] becomes span s's first slot in row r.
+    int64_t pos = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t s = 0; s < S; ++s) {
+        const int64_t c = offsets[s][r];
+        offsets[s][r] = pos;
+        pos += c;
+      }
+      m.rowptr[r + 1] = pos;
+    }
+    allocateEntries(m, pos, name);
+#pragma omp parallel for schedule(static, 1)
+    for (int64_t s = 0; s < S; ++s) scatter(spans[s], offsets[s].data());
+  } else {
+    for (const TripletSpan<I>& t : spans)
+      for (int64_t k = 0; k < t.n; ++k) {
+        ++m.rowptr[t.row[k] + 1];
+        if (mirrored && t.row[k] != t.col[k]) ++m.rowptr[t.col[k] + 1];
+      }
+    for (int64_t r = 0; r < rows; ++r) m.rowptr[r + 1] += m.rowptr[r];
+    allocateEntries(m, m.rowptr[rows], name);
+    for (const TripletSpan<I>& t : spans) scatter(t, m.rowptr.data());
+    // rowptr[r] is now where row r ends: shift it back to where it starts.
+    std::copy_backward(m.rowptr.begin(), m.rowptr.end() - 1, m.rowptr.end());
+    m.rowptr[0] = 0;
+  }
+
+  // 3. Sort the rows that need it and sum duplicates; the (few) rows that shrank are recorded and
+  // the entries compacted afterwards, so no per-row array is needed.
+  std::vector<std::pair<int64_t, int64_t>> shrunk;  // (row, new length)
+  RegionExceptions exceptions;
+#pragma omp parallel if (par)
   {
     std::vector<std::pair<int32_t, double>> buf;
-#pragma omp for schedule(dynamic, 4096)
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t b = m.rowptr[r], n = m.rowptr[r + 1] - b;
-      len[r] = normalizeRow(m.col.data() + b, m.val.data() + b, n, buf);
-      merged = merged || len[r] != n;
-    }
+    std::vector<std::pair<int64_t, int64_t>> mine;
+#pragma omp for schedule(dynamic, 4096) nowait
+    for (int64_t r = 0; r < rows; ++r)
+      exceptions.run([&] {
+        const int64_t b = m.rowptr[r], n = m.rowptr[r + 1] - b;
+        const int64_t len = normalizeRow(m.col.data() + b, m.val.data() + b, n, buf);
+        if (len != n) mine.emplace_back(r, len);
+      });
+#pragma omp critical(react_build_csr_shrunk)
+    exceptions.run([&] { shrunk.insert(shrunk.end(), mine.begin(), mine.end()); });
   }
-  if (merged) {
-    std::vector<int64_t> rowptr(rows + 1, 0);
-    for (int64_t r = 0; r < rows; ++r) rowptr[r + 1] = rowptr[r] + len[r];
-    std::vector<int32_t> col(rowptr[rows]);
-    std::vector<double> val(rowptr[rows]);
-#pragma omp parallel for schedule(static) if (par)
+  exceptions.rethrow();
+  if (!shrunk.empty()) {
+    std::sort(shrunk.begin(), shrunk.end());
+    int64_t write = 0, oldBegin = 0;
+    size_t next = 0;
     for (int64_t r = 0; r < rows; ++r) {
-      std::copy_n(m.col.begin() + m.rowptr[r], len[r], col.begin() + rowptr[r]);
-      std::copy_n(m.val.begin() + m.rowptr[r], len[r], val.begin() + rowptr[r]);
+      const int64_t oldEnd = m.rowptr[r + 1];
+      const int64_t len = next < shrunk.size() && shrunk[next].first == r ? shrunk[next++].second : oldEnd - oldBegin;
+      if (write != oldBegin) {  // moves towards the front: the source is never overwritten first
+        std::copy_n(m.col.begin() + oldBegin, len, m.col.begin() + write);
+        std::copy_n(m.val.begin() + oldBegin, len, m.val.begin() + write);
+      }
+      write += len;
+      m.rowptr[r + 1] = write;
+      oldBegin = oldEnd;
     }
-    m.rowptr = std::move(rowptr);
-    m.col = std::move(col);
-    m.val = std::move(val);
+    m.col.resize(write);
+    m.val.resize(write);
   }
   return m;
 }
 
-template CsrMatrix buildCsr<int32_t>(int64_t, int64_t, const std::vector<TripletSpan<int32_t>>&, Mirror);
-template CsrMatrix buildCsr<int64_t>(int64_t, int64_t, const std::vector<TripletSpan<int64_t>>&, Mirror);
+template CsrMatrix buildCsr<int32_t>(int64_t, int64_t, const std::vector<TripletSpan<int32_t>>&, Mirror,
+                                     const std::string&);
+template CsrMatrix buildCsr<int64_t>(int64_t, int64_t, const std::vector<TripletSpan<int64_t>>&, Mirror,
+                                     const std::string&);
 
 }  // namespace detail
 
@@ -241,7 +286,7 @@ CsrMatrix cooToCsr(const CooMatrix& coo) {
       throw Error("cooToCsr: entry " + std::to_string(k) + " at (" + std::to_string(coo.row[k]) + ", " +
                   std::to_string(coo.col[k]) + ") is outside the " + dims(coo.rows, coo.cols) + " matrix");
   detail::TripletSpan<int64_t> span{coo.row.data(), coo.col.data(), coo.val.data(), n};
-  return detail::buildCsr<int64_t>(coo.rows, coo.cols, {span}, detail::Mirror::None);
+  return detail::buildCsr<int64_t>(coo.rows, coo.cols, {span}, detail::Mirror::None, "cooToCsr");
 }
 
 CooMatrix csrToCoo(const CsrMatrix& csr) {

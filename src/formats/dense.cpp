@@ -1,18 +1,49 @@
-// Dense tensors: row-major, any rank, double.
+// Dense tensors: row-major, any rank, double. Also the size checks every allocation sized by user
+// input goes through (formats.hpp, "Sizes").
 #include "formats/formats.hpp"
 
+#include <cstdio>
 #include <string>
 
 namespace react {
 
-DenseTensor::DenseTensor(std::vector<int64_t> shp, double fill) : shape(std::move(shp)) {
-  int64_t n = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
+int64_t checkedElementCount(const std::vector<int64_t>& extents, int64_t elementBytes, const std::string& what) {
+  for (int64_t extent : extents)
+    if (extent == 0) return 0;  // empty, however large the other extents
+  int64_t elements = 1, bytes = elementBytes;
+  for (int64_t extent : extents)
+    if (__builtin_mul_overflow(elements, extent, &elements) || __builtin_mul_overflow(bytes, extent, &bytes))
+      throw Error(what + " needs more than 2^63 bytes");
+  return elements;
+}
+
+std::string extentsText(const std::vector<int64_t>& extents, const std::string& elements) {
+  std::string s;
+  for (int64_t extent : extents) s += (s.empty() ? "" : " x ") + std::to_string(extent);
+  return s.empty() ? elements : s + " " + elements;
+}
+
+std::string bytesText(int64_t bytes) {
+  static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024 && unit < 6) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, unit == 0 || v >= 10 ? "%.0f %s" : "%.1f %s", v, units[unit]);
+  return buf;
+}
+
+DenseTensor::DenseTensor(std::vector<int64_t> shp, double fill, const std::string& name) : shape(std::move(shp)) {
+  for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] < 0)
       throw Error("DenseTensor: dimension " + std::to_string(d) + " has negative size " + std::to_string(shape[d]));
-    n *= shape[d];
-  }
-  data.assign(n, fill);
+  const std::string what =
+      (name.empty() ? std::string("a dense tensor") : "tensor '" + name + "'") + " (" + extentsText(shape, "doubles") + ")";
+  const int64_t n = checkedElementCount(shape, sizeof(double), what);
+  allocateOrThrow(what, n * static_cast<int64_t>(sizeof(double)), [&] { data.assign(n, fill); });
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <Eigen/SparseCore>
 
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -23,13 +24,39 @@ class Error : public std::runtime_error {
 };
 
 // ---------------------------------------------------------------------------------------------
+// Sizes. Every element count computed from user input (a shape, a file's size line, index extents)
+// goes through checkedElementCount, and every allocation sized by user input through
+// allocateOrThrow, so that an impossible size is a react::Error that names what needed the memory
+// and how much, never a wrapped-around size, a crash or an uncaught std::bad_alloc.
+
+// The number of elements of an array with these extents (each >= 0), checked so that it and its
+// size in bytes (elementBytes each) fit int64_t; otherwise throws react::Error
+// "<what> needs more than 2^63 bytes".
+int64_t checkedElementCount(const std::vector<int64_t>& extents, int64_t elementBytes, const std::string& what);
+// "4294967296 x 4294967296 doubles": extents and element kind, for `what` above.
+std::string extentsText(const std::vector<int64_t>& extents, const std::string& elements);
+// A byte count for messages: "745 GiB", "1.5 MiB", "24 bytes".
+std::string bytesText(int64_t bytes);
+// Returns allocate()'s result; a std::bad_alloc it throws becomes react::Error
+// "<what> needs <bytes>: cannot allocate".
+template <typename Allocate>
+auto allocateOrThrow(const std::string& what, int64_t bytes, Allocate&& allocate) -> decltype(allocate()) {
+  try {
+    return allocate();
+  } catch (const std::bad_alloc&) {
+    throw Error(what + " needs " + bytesText(bytes) + ": cannot allocate");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Dense
 struct DenseTensor {
   std::vector<int64_t> shape;  // empty = scalar
   std::vector<double> data;    // row-major, size = product(shape)
 
   DenseTensor() : data(1, 0.0) {}
-  explicit DenseTensor(std::vector<int64_t> shape, double fill = 0.0);
+  // `name` is for the error when the tensor does not fit ("tensor 'B' (...) needs 745 GiB").
+  explicit DenseTensor(std::vector<int64_t> shape, double fill = 0.0, const std::string& name = "");
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t size() const { return static_cast<int64_t>(data.size()); }
   double& at(std::initializer_list<int64_t> idx);
@@ -100,6 +127,6 @@ void writeFileAtomically(const std::string& path, const std::string& text);
 CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed);
 CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent = 2.0);
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed);
-DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed);  // uniform [0,1)
+DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name = "");  // uniform [0,1)
 
 }  // namespace react

@@ -1,6 +1,8 @@
 // Seeded synthetic matrices. Every row draws from its own Rng stream, so the result depends only
 // on the arguments and the seed, never on the thread count or the platform.
+#include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
+#include "formats/parallel.hpp"
 #include "formats/random.hpp"
 
 #include <algorithm>
@@ -80,27 +82,38 @@ void sampleColumns(Rng& rng, int64_t k, int64_t cols, std::vector<int32_t>& out)
 
 // Builds the matrix from the row lengths: row r gets len[r] distinct columns from
 // pick(rng, r, len, out) and values uniform in [0, 1).
+// One value per row (row lengths, weights), for `rows` rows of generator `gen`.
+template <typename T>
+std::vector<T> perRow(const char* gen, const char* what, int64_t rows) {
+  const std::string text = std::string(gen) + ": the " + what + " of " + std::to_string(rows) + " rows";
+  const int64_t n = checkedElementCount({rows}, sizeof(T), text);
+  return allocateOrThrow(text, n * static_cast<int64_t>(sizeof(T)), [&] { return std::vector<T>(n); });
+}
+
 template <typename Pick>
-CsrMatrix assemble(int64_t rows, int64_t cols, const std::vector<int64_t>& len, uint64_t seed, Pick pick) {
+CsrMatrix assemble(const char* gen, int64_t rows, int64_t cols, const std::vector<int64_t>& len, uint64_t seed,
+                   Pick pick) {
   CsrMatrix m;
   m.rows = rows;
   m.cols = cols;
-  m.rowptr.assign(rows + 1, 0);
+  detail::allocateRowPositions(m, rows, gen);
   for (int64_t r = 0; r < rows; ++r) m.rowptr[r + 1] = m.rowptr[r] + len[r];
-  m.col.resize(m.rowptr[rows]);
-  m.val.resize(m.rowptr[rows]);
+  detail::allocateEntries(m, m.rowptr[rows], gen);
+  detail::RegionExceptions exceptions;
 #pragma omp parallel if (m.rowptr[rows] > 100000)
   {
     std::vector<int32_t> buf;
 #pragma omp for schedule(dynamic, 256)
-    for (int64_t r = 0; r < rows; ++r) {
-      Rng rng(seed, stream(r, kFill));
-      pick(rng, r, len[r], buf);
-      const int64_t b = m.rowptr[r];
-      std::copy(buf.begin(), buf.end(), m.col.begin() + b);
-      for (int64_t k = 0; k < len[r]; ++k) m.val[b + k] = rng.uniform();
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      exceptions.run([&] {
+        Rng rng(seed, stream(r, kFill));
+        pick(rng, r, len[r], buf);
+        const int64_t b = m.rowptr[r];
+        std::copy(buf.begin(), buf.end(), m.col.begin() + b);
+        for (int64_t k = 0; k < len[r]; ++k) m.val[b + k] = rng.uniform();
+      });
   }
+  exceptions.rethrow();
   return m;
 }
 
@@ -111,12 +124,12 @@ void pickUniform(int64_t cols, Rng& rng, int64_t k, std::vector<int32_t>& out) {
 CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed) {
   checkSize("uniformRandom", rows, cols);
   checkAverage("uniformRandom", avgNnzPerRow);
-  std::vector<int64_t> len(rows);
+  std::vector<int64_t> len = perRow<int64_t>("uniformRandom", "row lengths", rows);
   for (int64_t r = 0; r < rows; ++r) {
     Rng rng(seed, stream(r, kLength));
     len[r] = std::min<int64_t>(cols, poisson(rng, avgNnzPerRow));  // Erdos-Renyi-like row lengths
   }
-  return assemble(rows, cols, len, seed,
+  return assemble("uniformRandom", rows, cols, len, seed,
                   [cols](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(cols, rng, k, out); });
 }
 
@@ -126,7 +139,7 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
   if (!(exponent > 1.0) || !std::isfinite(exponent))
     throw Error("powerLaw: exponent must be finite and > 1, got " + std::to_string(exponent));
   // Row weights from a Pareto law with P(w) ~ w^-exponent (w >= 1) ...
-  std::vector<double> w(n);
+  std::vector<double> w = perRow<double>("powerLaw", "row weights", n);
   double sum = 0.0;
   for (int64_t r = 0; r < n; ++r) {
     Rng rng(seed, stream(r, kWeight));
@@ -146,30 +159,30 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
     const double mid = 0.5 * (lo + hi);
     (total(mid) < target ? lo : hi) = mid;
   }
-  std::vector<int64_t> len(n);
+  std::vector<int64_t> len = perRow<int64_t>("powerLaw", "row lengths", n);
   for (int64_t r = 0; r < n; ++r) {
     Rng rng(seed, stream(r, kLength));
     len[r] = std::min<int64_t>(n, roundRandomly(std::min(hi * w[r], cap), rng));
   }
-  return assemble(n, n, len, seed,
+  return assemble("powerLaw", n, n, len, seed,
                   [n](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(n, rng, k, out); });
 }
 
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed) {
   checkSize("banded", n, n);
   if (halfBandwidth < 0) throw Error("banded: half bandwidth must be >= 0, got " + std::to_string(halfBandwidth));
-  std::vector<int64_t> len(n);
+  std::vector<int64_t> len = perRow<int64_t>("banded", "row lengths", n);
   auto first = [=](int64_t r) { return std::max<int64_t>(0, r - halfBandwidth); };
   auto last = [=](int64_t r) { return std::min<int64_t>(n - 1, r + halfBandwidth); };
   for (int64_t r = 0; r < n; ++r) len[r] = last(r) - first(r) + 1;
-  return assemble(n, n, len, seed, [&](Rng&, int64_t r, int64_t, std::vector<int32_t>& out) {
+  return assemble("banded", n, n, len, seed, [&](Rng&, int64_t r, int64_t, std::vector<int32_t>& out) {
     out.clear();
     for (int64_t c = first(r); c <= last(r); ++c) out.push_back(static_cast<int32_t>(c));
   });
 }
 
-DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed) {
-  DenseTensor t(std::move(shape));
+DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name) {
+  DenseTensor t(std::move(shape), 0.0, name);
   constexpr int64_t kBlock = 1 << 16;  // one Rng stream per block of values
   const int64_t blocks = (t.size() + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (blocks > 4)

@@ -8,6 +8,7 @@
 // the parallel part, so the message is the same for any thread count: "name:line: expected X, got Y".
 #include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
+#include "formats/parallel.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -103,6 +104,11 @@ std::string lower(const char* b, const char* e) {
   return s;
 }
 
+// The dense tensor an array file holds, named as DenseTensor names it when it does not fit.
+std::string arrayWhat(const Source& src, const Header& h) {
+  return "tensor '" + src.name + "' (" + extentsText({h.rows, h.cols}, "doubles") + ")";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Header: banner, comments and blank lines, size line.
 Header parseHeader(const Source& src) {
@@ -168,7 +174,8 @@ Header parseHeader(const Source& src) {
          std::to_string(h.rows) + " rows and " + std::to_string(h.cols) + " columns");
   if (!h.coordinate) {
     const int64_t n = h.rows;
-    h.entries = h.symmetry == Symmetry::General     ? h.rows * h.cols
+    const int64_t all = checkedElementCount({h.rows, h.cols}, sizeof(double), arrayWhat(src, h));
+    h.entries = h.symmetry == Symmetry::General     ? all
                 : h.symmetry == Symmetry::Symmetric ? n * (n + 1) / 2
                                                     : n * (n - 1) / 2;
   }
@@ -319,8 +326,8 @@ std::vector<Chunk> parseEntries(const Source& src, const Header& h) {
   return chunks;
 }
 
-DenseTensor assembleArray(const Header& h, const std::vector<Chunk>& chunks) {
-  DenseTensor t({h.rows, h.cols});
+DenseTensor assembleArray(const std::string& name, const Header& h, const std::vector<Chunk>& chunks) {
+  DenseTensor t({h.rows, h.cols}, 0.0, name);
   const int64_t n = h.rows, m = h.cols;
   int64_t i = 0, j = 0;  // column-major walk over the stored part
   if (h.symmetry == Symmetry::Skew) i = 1;
@@ -348,7 +355,13 @@ std::string readFile(const std::string& path) {
     ::close(fd);
     throw Error(path + ": cannot read: " + std::strerror(err));
   }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
+  std::string text;
+  try {
+    allocateOrThrow(path + ": its text", st.st_size, [&] { text.resize(static_cast<size_t>(st.st_size)); });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
   size_t got = 0;
   while (got < text.size()) {
     const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
@@ -386,14 +399,14 @@ MarketData parseMatrixMarket(const std::string& text, const std::string& name) {
   const Source src{text.data(), text.data() + text.size(), name};
   const Header h = parseHeader(src);
   std::vector<Chunk> chunks = parseEntries(src, h);
-  if (!h.coordinate) return assembleArray(h, chunks);
+  if (!h.coordinate) return assembleArray(name, h, chunks);
   std::vector<detail::TripletSpan<int32_t>> spans;
   for (const Chunk& c : chunks)
     spans.push_back({c.row.data(), c.col.data(), h.field == Field::Pattern ? nullptr : c.val.data(), c.count});
   const detail::Mirror mirror = h.symmetry == Symmetry::Symmetric ? detail::Mirror::Symmetric
                                 : h.symmetry == Symmetry::Skew    ? detail::Mirror::Skew
                                                                   : detail::Mirror::None;
-  return detail::buildCsr(h.rows, h.cols, spans, mirror);
+  return detail::buildCsr(h.rows, h.cols, spans, mirror, name);
 }
 
 MarketData readMatrixMarket(const std::string& path) { return parseMatrixMarket(readFile(path), path); }
@@ -415,22 +428,25 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
   // Rows are formatted in parallel blocks, then concatenated in order.
   const int64_t T = std::max<int64_t>(1, std::min<int64_t>(maxThreads(), m.nnz() / 100000));
   std::vector<std::string> parts(T);
+  detail::RegionExceptions exceptions;  // the text may not fit in memory
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-  for (int64_t t = 0; t < T; ++t) {
-    const int64_t r0 = m.rows * t / T, r1 = m.rows * (t + 1) / T;
-    std::string& s = parts[t];
-    s.reserve((m.rowptr[r1] - m.rowptr[r0]) * 32);
-    for (int64_t r = r0; r < r1; ++r) {
-      for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k) {
-        append(s, r + 1);
-        s += ' ';
-        append(s, static_cast<int64_t>(m.col[k]) + 1);
-        s += ' ';
-        append(s, m.val[k]);
-        s += '\n';
+  for (int64_t t = 0; t < T; ++t)
+    exceptions.run([&] {
+      const int64_t r0 = m.rows * t / T, r1 = m.rows * (t + 1) / T;
+      std::string& s = parts[t];
+      s.reserve((m.rowptr[r1] - m.rowptr[r0]) * 32);
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k) {
+          append(s, r + 1);
+          s += ' ';
+          append(s, static_cast<int64_t>(m.col[k]) + 1);
+          s += ' ';
+          append(s, m.val[k]);
+          s += '\n';
+        }
       }
-    }
-  }
+    });
+  exceptions.rethrow();
   for (const std::string& s : parts) out += s;
   writeFileAtomically(path, out);
 }

@@ -2,58 +2,75 @@
 #include "fusion/internal.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 
 namespace react {
 
 namespace {
 
-struct Access {
-  std::string tensor;
-  std::vector<std::string> indices;
-  bool write;
+// How a subtree uses one tensor, for merging loops over `index` (the subtree's own loop index):
+// whether it writes the tensor, and the dimension every access names `index` in, or kNoDim when
+// some access lacks `index` or two name it in different dimensions.
+constexpr int kNoDim = -1;
+struct TensorUse {
+  bool write = false;
+  int dim = kNoDim;
 };
+using Uses = std::map<std::string, TensorUse>;
 
-std::vector<Access> accessesIn(const TreeNode& n) {
-  std::vector<Access> out;
+Uses usesIn(const TreeNode& n) {
+  const std::string index = n.kind == NodeKind::Index ? n.loop.index : "";
+  Uses out;
+  auto note = [&](const std::string& tensor, const std::vector<std::string>& indices, bool write) {
+    auto it = std::find(indices.begin(), indices.end(), index);
+    const int dim = it == indices.end() ? kNoDim : static_cast<int>(it - indices.begin());
+    auto [u, added] = out.try_emplace(tensor, TensorUse{write, dim});
+    if (added) return;
+    u->second.write |= write;
+    if (u->second.dim != dim) u->second.dim = kNoDim;
+  };
   visitTree(n, [&](const TreeNode& leaf, const TreePath&) {
     if (leaf.kind != NodeKind::Compute) return;
-    out.push_back({leaf.stmt.lhs, leaf.stmt.lhsIndices, true});
-    for (const ExprNode* a : accesses(leaf.stmt.rhs)) out.push_back({a->tensor, a->indices, false});
+    note(leaf.stmt.lhs, leaf.stmt.lhsIndices, true);
+    for (const ExprNode* a : accesses(leaf.stmt.rhs)) note(a->tensor, a->indices, false);
   });
   return out;
 }
 
-// Tensors that both access lists touch, one of them writing.
-std::set<std::string> conflicts(const std::vector<Access>& a, const std::vector<Access>& b) {
-  std::set<std::string> out;
-  for (const Access& x : a)
-    for (const Access& y : b)
-      if (x.tensor == y.tensor && (x.write || y.write)) out.insert(x.tensor);
-  return out;
+// The uses of two subtrees as one (`into` absorbs `from`), in time linear in the smaller.
+void absorb(Uses& into, Uses& from) {
+  if (from.size() > into.size()) std::swap(into, from);
+  for (const auto& [tensor, use] : from) {
+    auto [u, added] = into.try_emplace(tensor, use);
+    if (added) continue;
+    u->second.write |= use.write;
+    if (u->second.dim != use.dim) u->second.dim = kNoDim;
+  }
 }
 
-// Iteration v of the merged loop over `index` may run a's body then b's body when every access to
-// a shared, written tensor names `index` in one and the same dimension: then iteration v touches
-// only the slice v of that tensor, in both subtrees.
-bool fusable(const TreeNode& a, const TreeNode& b) {
-  auto aa = accessesIn(a), bb = accessesIn(b);
-  const std::string& index = a.loop.index;
-  for (const std::string& name : conflicts(aa, bb)) {
-    std::optional<size_t> dim;
-    for (const auto* list : {&aa, &bb})
-      for (const Access& x : *list) {
-        if (x.tensor != name) continue;
-        auto it = std::find(x.indices.begin(), x.indices.end(), index);
-        if (it == x.indices.end()) return false;
-        size_t d = static_cast<size_t>(it - x.indices.begin());
-        if (dim && *dim != d) return false;
-        dim = d;
-      }
+// Calls f(a's use, b's use) for each tensor both touch, one of them writing; stops when f is false.
+template <typename F>
+bool everyConflict(const Uses& a, const Uses& b, F f) {
+  const Uses& small = a.size() <= b.size() ? a : b;
+  const Uses& large = a.size() <= b.size() ? b : a;
+  for (const auto& [tensor, use] : small) {
+    auto it = large.find(tensor);
+    if (it != large.end() && (use.write || it->second.write) && !f(use, it->second)) return false;
   }
   return true;
 }
 
-bool independent(const TreeNode& a, const TreeNode& b) { return conflicts(accessesIn(a), accessesIn(b)).empty(); }
+// Iteration v of the merged loop may run a's body then b's body when every access to a shared,
+// written tensor names the loop's index in one and the same dimension: then iteration v touches
+// only the slice v of that tensor, in both subtrees.
+bool fusable(const Uses& a, const Uses& b) {
+  return everyConflict(a, b, [](const TensorUse& x, const TensorUse& y) { return x.dim != kNoDim && x.dim == y.dim; });
+}
+
+bool independent(const Uses& a, const Uses& b) {
+  return everyConflict(a, b, [](const TensorUse&, const TensorUse&) { return false; });
+}
 
 // Statements in a subtree (resets excluded: they belong to their temporary's producer).
 std::vector<const Statement*> statementsIn(const TreeNode& n) {
@@ -87,33 +104,60 @@ bool allowed(const FusionPlan& plan, const IndexTree& t, const TreeNode& produce
   return true;
 }
 
-// Merges one pair of siblings (loops at `depth`) if any that `plan` allows: an earlier loop into
-// a later one with the same loop (the later is the host, so producers stay before consumers),
-// moving the earlier past the siblings between them only when it is independent of each.
-bool mergeOnePair(std::vector<TreeNode>& children, const IndexTree& t, const FusionPlan& plan, int depth) {
-  for (size_t b = 0; b < children.size(); ++b) {
-    if (children[b].kind != NodeKind::Index) continue;
-    for (size_t a = b; a-- > 0;) {
-      const TreeNode& cand = children[a];
-      if (cand.kind != NodeKind::Index || !(cand.loop == children[b].loop)) continue;
-      bool movable = true;
-      for (size_t m = a + 1; m < b && movable; ++m) movable = independent(cand, children[m]);
-      if (!movable || !fusable(cand, children[b]) || !allowed(plan, t, cand, children[b], depth)) break;
-      std::vector<TreeNode> body = cand.children;
-      for (TreeNode& c : children[b].children) body.push_back(std::move(c));
-      children[b].children = std::move(body);
-      children.erase(children.begin() + static_cast<long>(a));
-      return true;
-    }
+// Merges siblings (loops at `depth`) where `plan` allows: an earlier loop into a later one with the
+// same loop (the later is the host, so producers stay before consumers), moving the earlier past
+// the siblings between them only when it is independent of each. For each sibling b in order, the
+// nearest earlier one with the same loop is the candidate. A merge changes nothing before the
+// merged-away sibling, so the scan resumes just after it, and every sibling's tensor uses are kept
+// (merged ones combined): linear in the siblings for chains of merges, where rescanning from the
+// first sibling and recomputing the uses made it quadratic.
+void mergeSiblings(std::vector<TreeNode>& children, const IndexTree& t, const FusionPlan& plan, int depth) {
+  const size_t n = children.size();
+  std::vector<Uses> uses(n);
+  for (size_t c = 0; c < n; ++c) uses[c] = usesIn(children[c]);
+  // The siblings not merged away, as a list: prev[c] is the one before c (n: none).
+  std::vector<size_t> prev(n), next(n);
+  std::vector<bool> gone(n, false);
+  for (size_t c = 0; c < n; ++c) {
+    prev[c] = c == 0 ? n : c - 1;
+    next[c] = c + 1;
   }
-  return false;
+  for (size_t b = 0; b < n;) {
+    size_t resume = next[b];
+    if (children[b].kind == NodeKind::Index) {
+      for (size_t a = prev[b]; a != n; a = prev[a]) {
+        const TreeNode& cand = children[a];
+        if (cand.kind != NodeKind::Index || !(cand.loop == children[b].loop)) continue;
+        bool movable = true;
+        for (size_t m = next[a]; m != b && movable; m = next[m]) movable = independent(uses[a], uses[m]);
+        if (!movable || !fusable(uses[a], uses[b]) || !allowed(plan, t, cand, children[b], depth)) break;
+        std::vector<TreeNode>& body = children[a].children;
+        body.insert(body.end(), std::make_move_iterator(children[b].children.begin()),
+                    std::make_move_iterator(children[b].children.end()));
+        children[b].children = std::move(body);
+        absorb(uses[b], uses[a]);
+        gone[a] = true;
+        if (prev[a] != n) next[prev[a]] = next[a];
+        prev[next[a]] = prev[a];
+        resume = next[a];
+        break;
+      }
+    }
+    b = resume;
+  }
+  size_t kept = 0;
+  for (size_t c = 0; c < n; ++c) {
+    if (gone[c]) continue;
+    if (kept != c) children[kept] = std::move(children[c]);
+    ++kept;
+  }
+  children.resize(kept);
 }
 
 // Merges the children of `n` (loops at depth `depth`) and, below, as far as `plan` allows.
 void fuseChildren(TreeNode& n, const IndexTree& t, const FusionPlan& plan, int depth) {
   if (plan.prefixDepth > 0 && depth > plan.prefixDepth) return;
-  while (mergeOnePair(n.children, t, plan, depth)) {
-  }
+  mergeSiblings(n.children, t, plan, depth);
   for (TreeNode& c : n.children)
     if (c.kind == NodeKind::Index) fuseChildren(c, t, plan, depth + 1);
 }

@@ -117,15 +117,39 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Output) continue;
     if (d.format.isSparse()) {
-      CsrMatrix m = std::get<CsrMatrix>(inputs.at(d.pattern));
+      const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(d.pattern));
+      const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
+                                                 (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
+      CsrMatrix m = allocateOrThrow("tensor '" + name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
+                                    bytes, [&] { return pattern; });
       std::fill(m.val.begin(), m.val.end(), 0.0);
       outputs[name] = std::move(m);
     } else {
       std::vector<int64_t> shape;
       for (const std::string& index : loops_.dimIndices.at(name)) shape.push_back(sizes.at(index));
-      outputs[name] = DenseTensor(shape);
+      outputs[name] = DenseTensor(shape, 0.0, name);
     }
   }
+  // The kernel allocates its temporaries itself, at every run: their sizes are checked here, and a
+  // run that cannot allocate them names them.
+  for (const auto& [name, s] : loops_.tensors) {
+    if (s.decl.role != TensorRole::Temporary) continue;
+    std::vector<int64_t> extents;
+    if (s.decl.format.isSparse()) {
+      extents = {s.shrunk() ? 1 : std::get<CsrMatrix>(inputs.at(s.decl.pattern)).nnz()};
+    } else {
+      const std::vector<std::string>& dims = loops_.dimIndices.at(name);
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (s.kept[k]) extents.push_back(sizes.at(dims[k]));
+    }
+    const std::string what = extentsText(extents, "doubles");
+    const int64_t bytes = checkedElementCount(extents, sizeof(double), "temporary '" + name + "' (" + what + ")") *
+                          static_cast<int64_t>(sizeof(double));
+    if (__builtin_add_overflow(b.temporaryBytes, bytes, &b.temporaryBytes))
+      throw Error("kernel: the temporaries need more than 2^63 bytes");
+    b.temporaries += (b.temporaries.empty() ? "" : ", ") + name + ": " + what;
+  }
+  b.temporaries = b.temporaries.empty() ? "kernel: a run" : "kernel: temporary storage (" + b.temporaries + ")";
   if (target_ == Target::Kokkos && !lib_.runtime.hostAccessible()) {
     b.device = std::make_shared<DeviceCopies>();
     b.device->runtime = lib_.runtime;
@@ -151,7 +175,9 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   return b;
 }
 
-void BoundKernel::run() const { kernel->runRaw(args.data(), sizes.data()); }
+void BoundKernel::run() const {
+  allocateOrThrow(temporaries, temporaryBytes, [&] { kernel->runRaw(args.data(), sizes.data()); });
+}
 
 void BoundKernel::download() {
   if (!device) return;

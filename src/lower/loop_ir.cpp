@@ -192,6 +192,8 @@ LoopProgram lowerToLoops(const IndexTree& t) {
       if (t.tensor(name).decl.format.isSparse()) runtime.insert(idx.begin(), idx.end());
       if (t.tensor(name).decl.role != TensorRole::Temporary) p.dimIndices.emplace(name, idx);
     };
+    if (t.tensor(n.stmt.lhs).decl.role == TensorRole::Temporary && n.computeKind != ComputeKind::Reset)
+      p.dimIndices[n.stmt.lhs] = n.stmt.lhsIndices;  // as its producer writes it, as the emitter sizes it
     note(n.stmt.lhs, n.stmt.lhsIndices);
     for (const ExprNode* a : accesses(n.stmt.rhs)) note(a->tensor, a->indices);
   });

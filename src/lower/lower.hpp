@@ -47,7 +47,8 @@ struct LoopProgram {
   std::vector<std::string> args;          // inputs then outputs: the kernel's tensor arguments
   std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
   std::vector<std::string> fullTemporaries;  // unshrunk temporaries, allocated per call
-  std::map<std::string, std::vector<std::string>> dimIndices;  // arg tensor -> index of each dimension
+  // arg tensor or temporary -> index of each dimension (a temporary's as its producer writes it)
+  std::map<std::string, std::vector<std::string>> dimIndices;
   std::string treeText;                   // printTree of the source tree
   std::string str() const;                // readable dump of the loop IR
 };
@@ -168,6 +169,9 @@ struct BoundKernel {
   std::vector<ReactTensor> args;  // in the kernel's memory space
   std::vector<int64_t> sizes;
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
+  // What the kernel allocates at every run (its temporaries), for the error when it cannot.
+  std::string temporaries;
+  int64_t temporaryBytes = 0;
   void run() const;               // returns when the kernel has finished (it fences)
   void download();                // device outputs -> `outputs`; nothing to do on the host
   bool onDevice() const { return device != nullptr; }
