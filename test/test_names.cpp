@@ -11,6 +11,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 
 using namespace react;
 using namespace react::test;
@@ -60,35 +64,16 @@ std::string renamed(const std::string& text, const std::map<std::string, std::st
   return out;
 }
 
-// Names for tensors (the index notation's function names are not tensor names, see below), each
-// of which once broke a kernel or would have: C++ keywords, names of the C and C++ libraries and
-// their macros, Kokkos, react's own variables and what the emitters used to derive from names.
-const std::vector<std::string> kHostileNames = {
-    "int", "double", "new", "for", "return", "auto", "class", "if", "while", "const", "void", "static", "struct",
-    "template", "this", "delete", "operator", "namespace", "using", "typedef", "char", "long", "float", "true", "false",
-    "nullptr", "and", "or", "not", "xor", "bitand", "register", "default", "case", "switch", "do", "else", "goto",
-    "private", "sizeof", "union", "unsigned", "volatile", "inline", "virtual", "throw", "try", "catch", "constexpr",
-    "decltype", "static_assert", "alignas", "noexcept", "main", "printf", "fprintf", "fflush", "abort", "exit",
-    "size_t", "int64_t", "int32_t", "std", "INFINITY", "NAN", "NULL", "errno", "stdout", "stderr", "assert", "offsetof",
-    "st_mtime", "va_arg", "si_pid", "d_fileno", "Kokkos", "KOKKOS_LAMBDA", "KOKKOS_INLINE_FUNCTION", "ReactTensor",
-    "ReactLaunch", "ReactMax", "REACT_ABORT", "REACT_REPORT", "REACT_KERNEL_PRELUDE", "react_checked", "react_max",
-    "react_min", "react_where", "react_launch", "react_on_device", "react_memory", "react_kernel", "lane_acc",
-    "row_scratch_bytes", "policy_t", "scratch_t", "policy", "launch", "team", "row", "acc", "result", "q", "t",
-    "sizes", "tensors", "hoisted0", "S_pos", "S_crd", "S_vals", "S_nnz", "S_size", "S_r0", "S_buffer", "S_view",
-    "S_team", "N_i", "N_j", "p_i", "p_j", "T0", "T1", "T0_A", "val_S", "ptr_S", "ix_i", "p_0", "ext_i", "len_S",
-    "loc_T0", "_x", "__x", "_X", "x_", "a__b", "_", "__", "_0", "ix_0_ux", "x_u"};
-
-// Names that may be indices but not tensors.
-const std::vector<std::string> kFunctionNames = {"exp", "sqrt", "max", "min", "where", "sum"};
-
-// Uses sparse and dense loops, csr and dense outputs, row scratch (Y's temporary), scalar locals,
-// a full temporary, a scalar reduction, max, exp and sqrt.
-const char* kTemplate =
+// Between them (in every fusion mode): sparse and dense loops, csr and dense outputs, parallel rows
+// with row scratch (Y's temporary), scalar locals, full temporaries, a parallel reduction into a
+// scalar, max, exp and sqrt.
+const char* const kTemplates[] = {
     "X(i,j) = S(i,j) * B(i,k) * C(k,j)\n"
     "Y(i,h) = S(i,j) * C(k,j) * D(k,h)\n"
-    "Z(i) = max(S(i,j), j) + sqrt(v(i)) * exp(sum(B(i,k), k))\n"
-    "W() = sum(X(i,j) / sum(S(i,j), j), i, j)\n";
-const std::vector<std::string> kTensors = {"X", "Y", "Z", "W", "S", "B", "C", "D", "v"};
+    "Z(i) = max(S(i,j), j) + sqrt(v(i)) * exp(sum(B(i,k), k))\n",
+    "W() = max(S(i,j) * v(i), i, j)\n"
+    "U(i,j) = S(i,j) / sum(S(i,j), j)\n"};
+const std::vector<std::string> kTensors = {"X", "Y", "Z", "W", "U", "S", "B", "C", "D", "v"};
 const std::vector<std::string> kIndices = {"i", "j", "k", "h"};
 
 Environment templateEnv(const std::map<std::string, std::string>& names) {
@@ -127,20 +112,22 @@ TEST_CASE("names: indices named like react's extents and positions compute what 
 }
 
 TEST_CASE("names: tensors and indices named after keywords, library names and react's own variables") {
-  const std::vector<std::string>& tensorPool = kHostileNames;
-  std::vector<std::string> indexPool = kHostileNames;
-  indexPool.insert(indexPool.end(), kFunctionNames.begin(), kFunctionNames.end());
+  // The fuzzer's unusual names (fuzz/random_program.hpp), every one a tensor and an index here.
+  const std::vector<std::string>& tensorPool = fuzz::kUnusualNames;
+  std::vector<std::string> indexPool = fuzz::kUnusualNames;
+  indexPool.insert(indexPool.end(), fuzz::kFunctionNames.begin(), fuzz::kFunctionNames.end());
   std::vector<Program> programs;
   std::vector<TensorValues> inputs;
-  // Program n takes the next 9 tensor names and 4 index names of the pools, so every name is each
+  // Program n takes the next 10 tensor names and 4 index names of the pools, so every name is each
   // and meets others; tensors and indices of one program may share names.
   const size_t count = std::max(tensorPool.size() / kTensors.size(), indexPool.size() / kIndices.size()) + 1;
   for (size_t n = 0; n < count; ++n) {
     std::map<std::string, std::string> names;
     for (size_t r = 0; r < kTensors.size(); ++r) names[kTensors[r]] = tensorPool[(n * kTensors.size() + r) % tensorPool.size()];
     for (size_t r = 0; r < kIndices.size(); ++r) names[kIndices[r]] = indexPool[(n * kIndices.size() + r) % indexPool.size()];
-    INFO(renamed(kTemplate, names));
-    programs.push_back(parseIndexNotation(renamed(kTemplate, names), templateEnv(names)));
+    std::string text = renamed(kTemplates[n % 2], names);
+    INFO(text);
+    programs.push_back(parseIndexNotation(text, templateEnv(names)));
     inputs.push_back(templateInputs(names));
   }
   checkAgainst(programs, programs, inputs, "-O0");  // names do not depend on the optimiser
@@ -193,5 +180,56 @@ TEST_CASE("names: a failed bounds check reports the access on stderr when stdout
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGABRT);
     CHECK(errors.find("react bounds check: a() at offset 0 outside [0, 0)") != std::string::npos);
+  }
+}
+
+// What keeps user names apart from everything else: identifiers derived from a name are a role's
+// prefix and the name (emitter.hpp, mangle). Here every name starts with "zz", so the prefixes are
+// what stands before it (or before T0, a temporary's name). No other identifier of a kernel, and
+// no macro of the headers it includes, may start with one of them.
+TEST_CASE("names: no macro of the kernels' headers and no identifier of react's own starts like a mangled name") {
+  std::map<std::string, std::string> names;
+  for (const std::string& n : kTensors) names[n] = "zz" + n;
+  for (const std::string& n : kIndices) names[n] = "zz" + n;
+  std::vector<Program> programs;
+  for (const char* t : kTemplates) programs.push_back(parseIndexNotation(renamed(t, names), templateEnv(names)));
+  // Temporaries react adds are named T0, T1, ...
+  const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*"), mangled("([a-z]+_)(zz.*|T[0-9]+)");
+  for (Target target : kTargets) {
+    std::set<std::string> ids, prefixes;
+    std::string sources;
+    for (FusionMode mode : kModes)
+      for (const Program& p : programs) {
+        std::string source = emitSource(lowerToLoops(fuse(p, mode)), target);
+        sources += source;
+        // Code only: comments and string literals (names are shown there as they are) left out.
+        std::string code = std::regex_replace(source, std::regex("//[^\n]*|\"([^\"\\\\]|\\\\.)*\""), " ");
+        for (std::sregex_iterator it(code.begin(), code.end(), identifier), end; it != end; ++it) ids.insert(it->str());
+      }
+    std::smatch m;
+    for (const std::string& id : ids)
+      if (std::regex_match(id, m, mangled)) prefixes.insert(m[1]);
+    INFO(toString(target));
+    CHECK(prefixes.size() >= (target == Target::Kokkos ? 11u : 10u));  // every role (a Kokkos team block too)
+    auto prefixed = [&](const std::string& id) {
+      return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& x) { return id.rfind(x, 0) == 0; });
+    };
+    for (const std::string& id : ids) {
+      INFO(id);
+      CHECK((!prefixed(id) || std::regex_match(id, mangled)));
+    }
+    std::string file = std::string(REACT_BINARY_DIR) + "/names-" + toString(target) + ".cpp";
+    std::ofstream(file) << sources;
+    CommandResult macros = runCommand(compilerCommand(target) + " -dM -E " + file);
+    REQUIRE(macros.status == 0);
+    std::istringstream lines(macros.output);
+    int defined = 0;
+    for (std::string define, name; lines >> define >> name && std::getline(lines, define);) {
+      name = name.substr(0, name.find('('));
+      ++defined;
+      INFO(name);
+      CHECK_FALSE(prefixed(name));
+    }
+    CHECK(defined > 1000);  // the libraries' macros were read
   }
 }
