@@ -305,7 +305,7 @@ void Emitter::serialNode(const LoopNode& n, const std::string& reduceInto, const
     hoistInvariantReads(n, reduceInto);
     // One whose iterations are independent is a vector loop: without the pragma GCC unrolls a
     // short one (16 iterations) completely and leaves it scalar, since it cannot tell the arrays
-    // apart (`A[k*16 + j] += C_r0 * D[h*16 + j]`: 16 scalar FMAs, with it two vector ones).
+    // apart (`A[k*16 + j] += hoisted0 * D[h*16 + j]`: 16 scalar FMAs, with it two vector ones).
     if (!simdPragma().empty() && iterationsIndependent(n)) line(simdPragma());
   }
   serialLoopOpen(n.loop);
