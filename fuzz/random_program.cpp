@@ -9,9 +9,27 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 namespace react::fuzz {
+
+const std::vector<std::string> kUnusualNames = {
+    "int", "double", "new", "for", "return", "auto", "class", "if", "while", "const", "void", "static", "struct",
+    "template", "this", "delete", "operator", "namespace", "using", "typedef", "char", "long", "float", "true", "false",
+    "nullptr", "and", "or", "not", "xor", "bitand", "register", "default", "case", "switch", "do", "else", "goto",
+    "private", "sizeof", "union", "unsigned", "volatile", "inline", "virtual", "throw", "try", "catch", "constexpr",
+    "decltype", "static_assert", "alignas", "noexcept", "main", "printf", "fprintf", "fflush", "abort", "exit",
+    "size_t", "int64_t", "int32_t", "std", "INFINITY", "NAN", "NULL", "errno", "stdout", "stderr", "assert", "offsetof",
+    "st_mtime", "va_arg", "si_pid", "d_fileno", "Kokkos", "KOKKOS_LAMBDA", "KOKKOS_INLINE_FUNCTION", "ReactTensor",
+    "ReactLaunch", "ReactMax", "REACT_ABORT", "REACT_REPORT", "REACT_KERNEL_PRELUDE", "react_checked", "react_max",
+    "react_min", "react_where", "react_launch", "react_on_device", "react_memory", "react_kernel", "lane_acc",
+    "row_scratch_bytes", "policy_t", "scratch_t", "policy", "launch", "team", "row", "acc", "result", "q", "t",
+    "sizes", "tensors", "hoisted0", "S_pos", "S_crd", "S_vals", "S_nnz", "S_size", "S_r0", "S_buffer", "S_view",
+    "S_team", "N_i", "N_j", "p_i", "p_j", "T0", "T1", "T0_O0", "val_S", "ptr_S", "ix_i", "p_0", "ext_i", "len_S",
+    "loc_T0", "_x", "__x", "_X", "x_", "a__b", "_", "__", "_0", "ix_0_ux", "x_u"};
+
+const std::vector<std::string> kFunctionNames = {"exp", "sqrt", "max", "min", "where", "sum"};
 
 CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows) {
   std::mt19937_64 rng(seed);
@@ -159,14 +177,21 @@ class Generator {
   const std::vector<Operand>& operands_;
 };
 
-// Appends up to `count` statements O0, O1, ... to `p` (whose env and inputs are set).
-void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937_64& rng, int count) {
+// The output names O0, O1, ...
+std::vector<std::string> usualOutputs(int count) {
+  std::vector<std::string> names;
+  for (int s = 0; s < count; ++s) names.push_back("O" + std::to_string(s));
+  return names;
+}
+
+// Appends up to one statement per output name to `p` (whose env and inputs are set).
+void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937_64& rng, const std::vector<std::string>& outputs) {
   TensorValues values = p.inputs;  // inputs and the results so far
-  for (int s = 0; s < count; ++s) {
+  for (const std::string& output : outputs) {
     for (int attempt = 0; attempt < 200; ++attempt) {
       Generator g(rng(), operands);
       Statement st;
-      st.lhs = "O" + std::to_string(s);
+      st.lhs = output;
       st.rhs = g.gen(1 + g.pick(3));
       std::vector<std::string> free = freeIndices(st.rhs);
       if (g.pick(4) == 0) std::shuffle(free.begin(), free.end(), g.rng());
@@ -230,7 +255,7 @@ RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni, int64_
   std::vector<Operand> operands;
   for (const auto& [name, idx] : p.inputIndices) operands.push_back({name, idx, true, name == "S"});
   std::mt19937_64 rng(seed);
-  addStatements(p, operands, rng, 1 + static_cast<int>(rng() % static_cast<uint64_t>(maxStatements)));
+  addStatements(p, operands, rng, usualOutputs(1 + static_cast<int>(rng() % static_cast<uint64_t>(maxStatements))));
   if (p.statements.empty()) throw std::runtime_error("no valid random statement for seed " + std::to_string(seed));
   return p;
 }
@@ -279,20 +304,48 @@ DenseTensor randomDenseKind(std::vector<int64_t> shape, std::mt19937_64& rng, bo
   return t;
 }
 
+// A program's names: the usual ones, or in one program of three each with even odds an unusual
+// one, so that unusual names meet usual ones (S_pos beside a csr S, an index N_i beside i). Drawn
+// from their own stream: the program is the same whatever its names.
+class Names {
+ public:
+  explicit Names(uint64_t seed) : rng_(seed), unusual_(rng_() % 3 == 0) {}
+  std::string tensor(const std::string& usual) { return draw(usual, false, tensors_); }
+  std::string index(const std::string& usual) { return draw(usual, true, indices_); }
+
+ private:
+  // kUnusualNames holds no usual name, so only unusual ones can repeat.
+  std::string draw(const std::string& usual, bool functionNames, std::set<std::string>& taken) {
+    if (!unusual_ || rng_() % 2) return usual;
+    const size_t choices = kUnusualNames.size() + (functionNames ? kFunctionNames.size() : 0);
+    std::string name;
+    do {
+      size_t at = static_cast<size_t>(rng_() % choices);
+      name = at < kUnusualNames.size() ? kUnusualNames[at] : kFunctionNames[at - kUnusualNames.size()];
+    } while (!taken.insert(name).second);
+    return name;
+  }
+
+  std::mt19937_64 rng_;
+  bool unusual_;
+  std::set<std::string> tensors_, indices_;  // unusual names given so far
+};
+
 }  // namespace
 
 RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
   for (uint64_t attempt = 0;; ++attempt) {
     std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + attempt);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+    Names names(~(seed * 0x9E3779B97F4A7C15ull + attempt));
     RandomProgram p;
     static const int indexCounts[] = {1, 2, 2, 2, 3, 3, 3, 3, 4, 4};
     static const char* indexNames[] = {"i", "j", "k", "l"};
     const int n = indexCounts[pick(10)];
     std::vector<std::string> indices;
     for (int x = 0; x < n; ++x) {
-      indices.push_back(indexNames[x]);
-      p.env.indexSizes[indexNames[x]] = pick(5) == 0 ? 1 : 2 + pick(6);
+      indices.push_back(names.index(indexNames[x]));
+      p.env.indexSizes[indices.back()] = pick(5) == 0 ? 1 : 2 + pick(6);
     }
     auto ext = [&](const std::string& x) { return p.env.indexSizes.at(x); };
     std::vector<Operand> operands;
@@ -324,12 +377,14 @@ RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
     static const char* denseNames[] = {"B", "C", "D"};
     static const char* vectorNames[] = {"u", "v", "w"};
     if (n >= 2) {
-      for (int c = csrCounts[pick(8)]; c > 0; --c) add(csrNames[c - 1], randomPair(), true);
-      for (int c = pick(4); c > 0; --c) add(denseNames[c - 1], randomPair(), false);
+      for (int c = csrCounts[pick(8)]; c > 0; --c) add(names.tensor(csrNames[c - 1]), randomPair(), true);
+      for (int c = pick(4); c > 0; --c) add(names.tensor(denseNames[c - 1]), randomPair(), false);
     }
-    for (int c = pick(4); c > 0; --c) add(vectorNames[c - 1], {indices[static_cast<size_t>(pick(n))]}, false);
-    if (pick(2) || operands.empty()) add("a", {}, false);
-    addStatements(p, operands, rng, 1 + pick(maxStatements));
+    for (int c = pick(4); c > 0; --c) add(names.tensor(vectorNames[c - 1]), {indices[static_cast<size_t>(pick(n))]}, false);
+    if (pick(2) || operands.empty()) add(names.tensor("a"), {}, false);
+    std::vector<std::string> outputs = usualOutputs(1 + pick(maxStatements));
+    for (std::string& o : outputs) o = names.tensor(o);
+    addStatements(p, operands, rng, outputs);
     if (!p.statements.empty()) return p;
   }
 }

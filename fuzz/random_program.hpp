@@ -39,6 +39,14 @@ std::string programText(const std::vector<Statement>& statements);  // one state
 // operands whose values are all at least 0.25.
 bool keepsValueRules(const std::vector<Statement>& statements, const Program& compiled, const TensorValues& inputs);
 
+// Names that broke generated code or could: C++ keywords, names and macros of the C and C++
+// libraries and of Kokkos, react's own identifiers in kernels, and what the emitters once derived
+// from names (S_pos, N_i, p_j, T0, ...). Valid tensor and index names, none of the usual ones below
+// (S, B, i, O0, ...).
+extern const std::vector<std::string> kUnusualNames;
+// The index notation's functions: index names, not tensor names.
+extern const std::vector<std::string> kFunctionNames;
+
 // 1..maxStatements statements over S (csr NI x NJ, every third row empty), B (NI x NK),
 // C (NK x NJ), D (NI x NJ), v (NI), w (NJ), u (NK) and earlier results, each checked by the front
 // end (rejected ones are regenerated). Throws std::runtime_error if no statement can be drawn.
@@ -47,7 +55,9 @@ RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni = 5, in
 // The fuzzer's programs: 1..maxStatements statements over a random environment: 1-4 indices of
 // extents 1-7, up to three csr matrices (0 nnz, full, one entry, random with or without empty
 // rows, some explicit zeros), dense matrices, vectors and a scalar, some accessed transposed or
-// with other indices of the same extents, every operator and reduction of the index notation.
+// with other indices of the same extents, every operator and reduction of the index notation. In
+// one program of three, each tensor and index has even odds of a name from kUnusualNames (indices
+// also from kFunctionNames) instead of the usual one.
 RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements);
 
 }  // namespace react::fuzz

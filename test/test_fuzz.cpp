@@ -27,6 +27,22 @@ FuzzOptions quick(uint64_t programs, uint64_t seed, std::vector<Target> emitters
   return o;
 }
 
+// A program's tensor names (inputs, declared and computed) and index names; is any in `pool`?
+std::set<std::string> tensorNames(const RandomProgram& p) {
+  std::set<std::string> names;
+  for (const auto& [name, decl] : p.env.tensors) names.insert(name);
+  for (const Statement& s : p.statements) names.insert(s.lhs);
+  return names;
+}
+std::set<std::string> indexNames(const RandomProgram& p) {
+  std::set<std::string> names;
+  for (const auto& [name, size] : p.env.indexSizes) names.insert(name);
+  return names;
+}
+bool anyIn(const std::set<std::string>& names, const std::vector<std::string>& pool) {
+  return std::any_of(pool.begin(), pool.end(), [&](const std::string& n) { return names.count(n) > 0; });
+}
+
 void requireClean(const FuzzOptions& o) {
   std::ostringstream log;
   FuzzSummary s = runFuzz(o, log);
@@ -44,7 +60,14 @@ TEST_CASE("fuzz quick run: reference, Eigen and every fusion mode on 1000 random
 }
 
 TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one batch per mode") {
-  requireClean(quick(test::scaled(100), 2000000, {Target::OpenMP}));
+  FuzzOptions o = quick(test::scaled(100), 2000000, {Target::OpenMP});
+  uint64_t unusual = 0;  // programs with unusual names (C++ keywords, react's own identifiers, ...)
+  for (uint64_t seed = o.seed; seed < o.seed + o.programs; ++seed) {
+    RandomProgram p = randomFuzzProgram(seed, o.maxStatements);
+    unusual += anyIn(tensorNames(p), kUnusualNames) || anyIn(indexNames(p), kUnusualNames);
+  }
+  CHECK(unusual * 10 >= o.programs);
+  requireClean(o);
 }
 
 TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kernels cover several choices") {
@@ -146,11 +169,18 @@ TEST_CASE("fuzz: the generator covers every operator, reduction and the promised
           if (m->rowptr[r] == m->rowptr[r + 1] && m->nnz() > 0) seen.insert("empty row");
       }
     if (csr >= 2) seen.insert("several csr");
+    bool unusualTensor = anyIn(tensorNames(p), kUnusualNames), unusualIndex = anyIn(indexNames(p), kUnusualNames),
+         functionIndex = anyIn(indexNames(p), kFunctionNames);
+    if (unusualTensor) seen.insert("unusual tensor name");
+    if (unusualIndex) seen.insert("unusual index name");
+    if (functionIndex) seen.insert("index named like a function");
+    if (!unusualTensor && !unusualIndex && !functionIndex) seen.insert("usual names");
   }
   for (const char* want : {"+", "-", "*", "/", "neg", "exp", "sqrt", "log", "max", "min", "<", "<=", ">", ">=", "==", "!=", "where",
                            "sum", "max-reduce", "statement max", "rank 0 result", "rank 1 result", "rank 2 result",
                            "rank 3 result", "0 nnz", "1 row", "1 column", "rectangular", "explicit zeros", "empty row",
-                           "several csr"})
+                           "several csr", "unusual tensor name", "unusual index name", "index named like a function",
+                           "usual names"})
     CHECK_MESSAGE(seen.count(want), want);
   CHECK(*counts.begin() == 1);
   CHECK(*counts.rbegin() == 8);

@@ -146,7 +146,7 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
   CHECK(src.find("// nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j);") != std::string::npos);
   CHECK(src.find("#pragma omp for schedule(dynamic, 16)") != std::string::npos);
   std::string kokkos = emitSource(p, Target::Kokkos);
-  CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(S_pos[i]), static_cast<int64_t>(S_pos[i + 1]))") !=
+  CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(ptr_S[ix_i]), static_cast<int64_t>(ptr_S[ix_i + 1]))") !=
         std::string::npos);
 }
 

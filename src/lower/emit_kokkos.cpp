@@ -22,6 +22,12 @@ class KokkosEmitter : public Emitter {
 #include <cstdlib>
 #include <string>
 using std::exp; using std::sqrt;
+// A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define REACT_REPORT(...) printf(__VA_ARGS__)
+#else
+#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
+#endif
 #define REACT_ABORT() Kokkos::abort("react bounds check failed")
 // Kokkos::Max starts from the lowest finite double; react's max of nothing is -inf.
 struct ReactMax : Kokkos::Max<double> {
@@ -78,16 +84,17 @@ extern "C" const char* react_runtime_describe() {
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }
 
-  void allocate(const std::string& name, const std::string& size, double init) override {
-    line("Kokkos::View<double*> " + name + "_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, \"" + name +
-         "\"), static_cast<size_t>(" + size + "));");
-    line("Kokkos::deep_copy(" + name + "_view, " + literalText(init) + ");");
-    line("double* const " + name + " = " + name + "_view.data();");
+  void allocate(const std::string& tensor, double init) override {
+    std::string view = mangle(Role::Buffer, tensor);
+    line("Kokkos::View<double*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(tensor) +
+         "), static_cast<size_t>(" + mangle(Role::Size, tensor) + "));");
+    line("Kokkos::deep_copy(" + view + ", " + literalText(init) + ");");
+    line("double* const " + mangle(Role::Values, tensor) + " = " + view + ".data();");
   }
 
-  void fill(const std::string& ptr, const std::string& size, double value) override {
-    line("Kokkos::deep_copy(Kokkos::View<double*, Kokkos::MemoryUnmanaged>(" + ptr + ", static_cast<size_t>(" + size +
-         ")), " + literalText(value) + ");");
+  void fill(const std::string& tensor, double value) override {
+    line("Kokkos::deep_copy(Kokkos::View<double*, Kokkos::MemoryUnmanaged>(" + mangle(Role::Values, tensor) +
+         ", static_cast<size_t>(" + mangle(Role::Size, tensor) + ")), " + literalText(value) + ");");
   }
 
   std::string range() const { return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>"; }
@@ -119,7 +126,7 @@ extern "C" const char* react_runtime_describe() {
     const LoopNode* l = c.mapping == Mapping::Single ? laneLoop(c) : &c;
     if (!l) return "1.0";
     if (l->loop.kind == LoopKind::Dense) return "static_cast<double>(" + extent(l->loop.index) + ")";
-    return "static_cast<double>(" + l->loop.pattern + "_nnz) / static_cast<double>(" + extent(l->loop.parentIndex) +
+    return "static_cast<double>(" + mangle(Role::StoredEntries, l->loop.pattern) + ") / static_cast<double>(" + extent(l->loop.parentIndex) +
            " > 0 ? " + extent(l->loop.parentIndex) + " : 1)";
   }
 
@@ -127,7 +134,7 @@ extern "C" const char* react_runtime_describe() {
   std::string laneRange(const IndexLoop& l, std::string& counter) const {
     std::string lo, hi;
     loopBounds(l, lo, hi);
-    counter = l.kind == LoopKind::Dense ? l.index : "p_" + l.index;
+    counter = loopCounter(l);
     return "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" + lo + "), static_cast<int64_t>(" + hi + "))";
   }
 
@@ -252,8 +259,8 @@ extern "C" const char* react_runtime_describe() {
          "Kokkos::MemoryTraits<Kokkos::Unmanaged>>;");
     std::string bytes = "0";
     for (const std::string& s : nest.scratch) {
-      line("const int64_t " + s + "_size = " + storedSize(s) + "; (void)" + s + "_size;");
-      bytes += " + scratch_t::shmem_size(" + s + "_size)";
+      declareSize(s);
+      bytes += " + scratch_t::shmem_size(" + mangle(Role::Size, s) + ")";
     }
     line("const size_t row_scratch_bytes = " + bytes + ";");
     std::string inner = "1.0";
@@ -262,20 +269,22 @@ extern "C" const char* react_runtime_describe() {
          ", row_scratch_bytes);");
     line("policy_t policy(launch.league, launch.rows, launch.lanes);");
     line("if (row_scratch_bytes) policy.set_scratch_size(launch.level, Kokkos::PerTeam(launch.rows * row_scratch_bytes));");
-    line("Kokkos::parallel_for(\"" + nest.name + "\", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
+    line("Kokkos::parallel_for(" + stringLiteral(nest.name) + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
     ++depth_;
     // Every thread takes the team's scratch once, in the same order, so all see the same blocks.
     for (const std::string& s : nest.scratch)
-      line("double* const " + s + "_team = scratch_t(team.team_scratch(launch.level), launch.rows * " + s +
-           "_size).data();");
+      line("double* const " + mangle(Role::TeamBlock, s) + " = scratch_t(team.team_scratch(launch.level), launch.rows * " +
+           mangle(Role::Size, s) + ").data();");
     line("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, launch.rows), [&](const int64_t row) {");
     ++depth_;
-    line("const int64_t " + i + " = team.league_rank() * launch.rows + row;");
-    line("if (" + i + " >= " + extent(i) + ") return;");
+    std::string coordinate = mangle(Role::Index, i);
+    line("const int64_t " + coordinate + " = team.league_rank() * launch.rows + row;");
+    line("if (" + coordinate + " >= " + extent(i) + ") return;");
     for (const std::string& s : nest.scratch) {
-      line("double* const " + s + " = " + s + "_team + row * " + s + "_size;");
-      line("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, " + s + "_size), [&](const int64_t q) { " + s + "[q] = " +
-           literalText(identityOf(s)) + "; });");
+      std::string values = mangle(Role::Values, s), size = mangle(Role::Size, s);
+      line("double* const " + values + " = " + mangle(Role::TeamBlock, s) + " + row * " + size + ";");
+      line("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, " + size + "), [&](const int64_t q) { " + values +
+           "[q] = " + literalText(identityOf(s)) + "; });");
     }
     for (const LoopNode& c : top.body) rowChild(c);
     --depth_;
@@ -287,13 +296,13 @@ extern "C" const char* react_runtime_describe() {
   void reduceNest(const LoopNest& nest) {
     const LoopNode& top = nest.top;
     line("double result = " + literalText(reduceIdentity(top.reduceOp)) + ";");
-    line("Kokkos::parallel_reduce(\"" + nest.name + "\", " + range() + "(0, " + extent(top.loop.index) +
-         "), KOKKOS_LAMBDA(const int64_t " + top.loop.index + ", double& acc) {");
+    line("Kokkos::parallel_reduce(" + stringLiteral(nest.name) + ", " + range() + "(0, " + extent(top.loop.index) +
+         "), KOKKOS_LAMBDA(const int64_t " + mangle(Role::Index, top.loop.index) + ", double& acc) {");
     ++depth_;
     for (const LoopNode& c : top.body) serialNode(c, top.reduceInto, "acc");
     --depth_;
     line("}, " + reducer(top.reduceOp, "result") + ");");
-    line("Kokkos::parallel_for(\"" + nest.name + "_combine\", " + range() + "(0, 1), KOKKOS_LAMBDA(const int64_t) {");
+    line("Kokkos::parallel_for(" + stringLiteral(nest.name + "_combine") + ", " + range() + "(0, 1), KOKKOS_LAMBDA(const int64_t) {");
     ++depth_;
     combine(access(top.reduceInto, {}), top.reduceOp, "result");
     --depth_;
@@ -302,10 +311,10 @@ extern "C" const char* react_runtime_describe() {
 
   void serialNest(const LoopNest& nest) {
     for (const std::string& s : nest.scratch) {
-      line("const int64_t " + s + "_size = " + storedSize(s) + "; (void)" + s + "_size;");
-      allocate(s, s + "_size", identityOf(s));
+      declareSize(s);
+      allocate(s, identityOf(s));
     }
-    line("Kokkos::parallel_for(\"" + nest.name + "\", " + range() + "(0, 1), KOKKOS_LAMBDA(const int64_t) {");
+    line("Kokkos::parallel_for(" + stringLiteral(nest.name) + ", " + range() + "(0, 1), KOKKOS_LAMBDA(const int64_t) {");
     ++depth_;
     serialNode(nest.top);
     --depth_;

@@ -12,34 +12,40 @@ class OpenMPEmitter : public Emitter {
  protected:
   std::string includes() const override {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n#include <vector>\n"
-           "using std::exp; using std::sqrt;\n#define REACT_ABORT() abort()";
+           "using std::exp; using std::sqrt;\n"
+           // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
+           "#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))\n"
+           "#define REACT_ABORT() abort()";
   }
   std::string functionQualifier() const override { return "static inline"; }
   std::string simdPragma() const override { return "#pragma omp simd"; }
 
-  void allocate(const std::string& name, const std::string& size, double init) override {
-    line("std::vector<double> " + name + "_buffer(static_cast<size_t>(" + size + "), " + literalText(init) + ");");
-    line("double* const " + name + " = " + name + "_buffer.data();");
+  void allocate(const std::string& tensor, double init) override {
+    std::string buffer = mangle(Role::Buffer, tensor);
+    line("std::vector<double> " + buffer + "(static_cast<size_t>(" + mangle(Role::Size, tensor) + "), " + literalText(init) + ");");
+    line("double* const " + mangle(Role::Values, tensor) + " = " + buffer + ".data();");
   }
 
   // Filled by all threads, not by the one that allocates: a temporary of the size of the output
   // (unfused modes) costs a serial pass over it otherwise, which at 16 threads is as long as the
   // kernel, and its pages are first touched by the threads that use them.
-  void allocateShared(const std::string& name, const std::string& size, double init) override {
-    line("std::unique_ptr<double[]> " + name + "_buffer(new double[static_cast<size_t>(" + size + ")]);");
-    line("double* const " + name + " = " + name + "_buffer.get();");
-    fill(name, size, init);
+  void allocateShared(const std::string& tensor, double init) override {
+    std::string buffer = mangle(Role::Buffer, tensor);
+    line("std::unique_ptr<double[]> " + buffer + "(new double[static_cast<size_t>(" + mangle(Role::Size, tensor) + ")]);");
+    line("double* const " + mangle(Role::Values, tensor) + " = " + buffer + ".get();");
+    fill(tensor, init);
   }
 
-  void fill(const std::string& ptr, const std::string& size, double value) override {
+  void fill(const std::string& tensor, double value) override {
     line("#pragma omp parallel for schedule(static)");
-    line("for (int64_t q = 0; q < " + size + "; ++q) " + ptr + "[q] = " + literalText(value) + ";");
+    line("for (int64_t q = 0; q < " + mangle(Role::Size, tensor) + "; ++q) " + mangle(Role::Values, tensor) + "[q] = " +
+         literalText(value) + ";");
   }
 
   void scratch(const LoopNest& nest) {
     for (const std::string& s : nest.scratch) {
-      line("const int64_t " + s + "_size = " + storedSize(s) + "; (void)" + s + "_size;");
-      allocate(s, s + "_size", identityOf(s));
+      declareSize(s);
+      allocate(s, identityOf(s));
     }
   }
 

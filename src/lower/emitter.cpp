@@ -27,10 +27,49 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }
 }  // namespace
 
+// Prefixes no header a kernel includes (libc, libstdc++, OpenMP, Kokkos) defines a macro with:
+// glibc's st_, si_, sa_, va_ and d_ (st_mtime, va_arg, d_fileno) are among those left out.
+std::string mangle(Role role, const std::string& name) {
+  static const char* const prefixes[] = {"val_", "ptr_", "crd_", "nnz_", "len_", "buf_",
+                                         "blk_", "loc_", "ext_", "ix_",  "p_"};
+  std::string id = prefixes[static_cast<int>(role)];
+  // The grammar's names are [A-Za-z_][A-Za-z0-9_]*. One that starts with '_' or holds "__" would
+  // put "__" into the identifier, which C++ reserves; it is spelt after a '0' (no name starts
+  // with a digit), each '_' as "_u" (so no "__" and no two names alike).
+  if (name[0] != '_' && name.find("__") == std::string::npos) return id + name;
+  id += '0';
+  for (char c : name) id += c == '_' ? std::string("_u") : std::string(1, c);
+  return id;
+}
+
+std::string stringLiteral(const std::string& text) {
+  std::string literal = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      literal += '\\';
+      literal += static_cast<char>(c);
+    } else if (c < 0x20 || c > 0x7e) {
+      char octal[5];
+      std::snprintf(octal, sizeof octal, "\\%03o", c);
+      literal += octal;
+    } else {
+      literal += static_cast<char>(c);
+    }
+  }
+  return literal + "\"";
+}
+
+// A // comment ends at a line break, unless a backslash stands before it.
+std::string commentText(const std::string& text) {
+  std::string safe = text;
+  std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '\\' || c == '\n' || c == '\r'; }, ' ');
+  return safe;
+}
+
 void Emitter::line(const std::string& s) { out_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
 
 std::string Emitter::extent(const std::string& index) const {
-  if (contains(p_.runtimeSizes, index)) return "N_" + index;
+  if (contains(p_.runtimeSizes, index)) return mangle(Role::Extent, index);
   return std::to_string(p_.indexSizes.at(index));
 }
 
@@ -71,7 +110,7 @@ static std::vector<std::string> producerIndices(const LoopProgram& p, const std:
 
 std::string Emitter::storedSize(const std::string& name) const {
   const TensorStorage& s = p_.tensors.at(name);
-  if (s.decl.format.isSparse()) return s.shrunk() ? "1" : s.decl.pattern + "_nnz";
+  if (s.decl.format.isSparse()) return s.shrunk() ? "1" : mangle(Role::StoredEntries, s.decl.pattern);
   std::vector<std::string> idx = producerIndices(p_, name);
   std::string size = "1";
   for (size_t d = 0; d < idx.size(); ++d)
@@ -79,25 +118,31 @@ std::string Emitter::storedSize(const std::string& name) const {
   return size;
 }
 
+void Emitter::declareSize(const std::string& name) {
+  std::string size = mangle(Role::Size, name);
+  line("const int64_t " + size + " = " + storedSize(name) + "; (void)" + size + ";");
+}
+
 std::string Emitter::access(const std::string& name, const std::vector<std::string>& idx) const {
-  if (scalars_.count(name)) return name;
+  if (scalars_.count(name)) return mangle(Role::Scalar, name);
   const TensorStorage& s = p_.tensors.at(name);
-  std::string ptr = name, offset;
+  std::string offset;
   if (s.decl.format.isSparse() && !s.shrunk()) {
-    ptr = name + "_vals";
-    offset = "p_" + idx[1];  // the position of the sparse loop over the column index
+    offset = mangle(Role::Position, idx[1]);  // the position of the sparse loop over the column index
   } else {
     for (size_t d = 0; d < idx.size(); ++d) {
       if (!s.kept[d]) continue;
-      offset = offset.empty() ? idx[d] : "(" + offset + ") * " + extent(idx[d]) + " + " + idx[d];
+      std::string coordinate = mangle(Role::Index, idx[d]);
+      offset = offset.empty() ? coordinate : "(" + offset + ") * " + extent(idx[d]) + " + " + coordinate;
     }
     if (offset.empty()) offset = "0";
   }
-  if (!o_.boundsCheck) return ptr + "[" + offset + "]";
+  std::string values = mangle(Role::Values, name);
+  if (!o_.boundsCheck) return values + "[" + offset + "]";
   std::string what = name + "(";
   for (size_t d = 0; d < idx.size(); ++d) what += (d ? "," : "") + idx[d];
   what += ")";
-  return ptr + "[react_checked(" + offset + ", " + name + "_size, \"" + what + "\")]";
+  return values + "[react_checked(" + offset + ", " + mangle(Role::Size, name) + ", " + stringLiteral(what) + ")]";
 }
 
 std::string Emitter::expr(const Expr& e) const {
@@ -150,23 +195,30 @@ void Emitter::loopBounds(const IndexLoop& l, std::string& lo, std::string& hi) c
     hi = extent(l.index);
     return;
   }
-  lo = l.pattern + "_pos[" + l.parentIndex + "]";
-  hi = l.pattern + "_pos[" + l.parentIndex + " + 1]";
+  std::string positions = mangle(Role::Positions, l.pattern), row = mangle(Role::Index, l.parentIndex);
+  lo = positions + "[" + row + "]";
+  hi = positions + "[" + row + " + 1]";
+}
+
+std::string Emitter::loopCounter(const IndexLoop& l) const {
+  return mangle(l.kind == LoopKind::Dense ? Role::Index : Role::Position, l.index);
 }
 
 void Emitter::bindCoordinate(const IndexLoop& l, const std::string& counter) {
+  std::string coordinate = mangle(Role::Index, l.index);
   if (l.kind == LoopKind::Dense) {
-    if (counter != l.index) line("const int64_t " + l.index + " = " + counter + ";");
+    if (counter != coordinate) line("const int64_t " + coordinate + " = " + counter + ";");
     return;
   }
-  if (counter != "p_" + l.index) line("const int64_t p_" + l.index + " = " + counter + ";");
-  line("const int64_t " + l.index + " = " + l.pattern + "_crd[p_" + l.index + "];");
+  std::string position = mangle(Role::Position, l.index);
+  if (counter != position) line("const int64_t " + position + " = " + counter + ";");
+  line("const int64_t " + coordinate + " = " + mangle(Role::Coordinates, l.pattern) + "[" + position + "];");
 }
 
 void Emitter::serialLoopOpen(const IndexLoop& l) {
   std::string lo, hi;
   loopBounds(l, lo, hi);
-  std::string counter = l.kind == LoopKind::Dense ? l.index : "p_" + l.index;
+  std::string counter = loopCounter(l);
   line("for (int64_t " + counter + " = " + lo + "; " + counter + " < " + hi + "; ++" + counter + ") {");
   ++depth_;
   bindCoordinate(l, counter);
@@ -174,7 +226,7 @@ void Emitter::serialLoopOpen(const IndexLoop& l) {
 
 void Emitter::declareLocals(const LoopNode& n) {
   for (const std::string& l : n.locals) {
-    line("double " + l + " = " + literalText(identityOf(l)) + ";");
+    line("double " + mangle(Role::Scalar, l) + " = " + literalText(identityOf(l)) + ";");
     scalars_.insert(l);
   }
 }
@@ -235,7 +287,7 @@ void Emitter::hoistInvariantReads(const LoopNode& loop, const std::string& reduc
     if (e->op == Op::Access && !scalars_.count(e->tensor) && !written.count(e->tensor) && !contains(e->indices, loop.loop.index)) {
       std::string text = access(e->tensor, e->indices);
       if (hoisted_.count(text)) return;
-      std::string name = e->tensor + "_r" + std::to_string(hoistedCount_++);
+      std::string name = "hoisted" + std::to_string(hoistedCount_++);
       line("const double " + name + " = " + text + ";");
       hoisted_[text] = name;
       return;
@@ -254,7 +306,7 @@ void Emitter::serialNode(const LoopNode& n, const std::string& reduceInto, const
     hoistInvariantReads(n, reduceInto);
     // One whose iterations are independent is a vector loop: without the pragma GCC unrolls a
     // short one (16 iterations) completely and leaves it scalar, since it cannot tell the arrays
-    // apart (`A[k*16 + j] += C_r0 * D[h*16 + j]`: 16 scalar FMAs, with it two vector ones).
+    // apart (`A[k*16 + j] += hoisted0 * D[h*16 + j]`: 16 scalar FMAs, with it two vector ones).
     if (!simdPragma().empty() && iterationsIndependent(n)) line(simdPragma());
   }
   serialLoopOpen(n.loop);
@@ -269,19 +321,19 @@ void Emitter::serialNode(const LoopNode& n, const std::string& reduceInto, const
 }
 
 std::string Emitter::nestComment(const LoopNest& nest) const {
-  std::string s = "// nest " + nest.name + ": ";
+  std::string s = "nest " + nest.name + ": ";
   std::function<void(const LoopNode&)> collect = [&](const LoopNode& l) {
     if (l.kind == LoopNode::Kind::Compute && !l.reset) s += l.stmt.str() + "; ";
     for (const LoopNode& c : l.body) collect(c);
   };
   collect(nest.top);
-  return s;
+  return "// " + commentText(s);
 }
 
 std::string Emitter::emit() {
   out_ << "// Generated by react. Index tree:\n";
   std::istringstream tree(p_.treeText);
-  for (std::string l; std::getline(tree, l);) out_ << "//   " << l << "\n";
+  for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
   // Guarded, so that several kernels can share one translation unit.
   out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
   out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
@@ -290,25 +342,22 @@ std::string Emitter::emit() {
   out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
   out_ << q << " double react_where(double c, double a, double b) { return c != 0.0 ? a : b; }\n";
   out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
-       << "  if (i < 0 || i >= n) { printf(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
+       << "  if (i < 0 || i >= n) { REACT_REPORT(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
   out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
-    line("const int64_t N_" + p_.runtimeSizes[k] + " = sizes[" + std::to_string(k) + "];");
+    line("const int64_t " + mangle(Role::Extent, p_.runtimeSizes[k]) + " = sizes[" + std::to_string(k) + "];");
   if (p_.runtimeSizes.empty()) line("(void)sizes;");
   for (size_t k = 0; k < p_.args.size(); ++k) {
     const std::string& name = p_.args[k];
     const TensorStorage& s = p_.tensors.at(name);
-    std::string a = "t[" + std::to_string(k) + "]";
-    if (s.decl.format.isSparse()) {
-      line("double* const " + name + "_vals = " + a + ".vals;");
-      if (s.decl.pattern == name)
-        line("const int64_t* const " + name + "_pos = " + a + ".pos; const int32_t* const " + name + "_crd = " + a +
-             ".crd; const int64_t " + name + "_nnz = " + a + ".nnz;");
-    } else {
-      line("double* const " + name + " = " + a + ".vals;");
-    }
-    line("const int64_t " + name + "_size = " + a + ".nnz; (void)" + name + "_size;");
+    std::string a = "t[" + std::to_string(k) + "]", size = mangle(Role::Size, name);
+    line("double* const " + mangle(Role::Values, name) + " = " + a + ".vals;");
+    if (s.decl.format.isSparse() && s.decl.pattern == name)
+      line("const int64_t* const " + mangle(Role::Positions, name) + " = " + a + ".pos; const int32_t* const " +
+           mangle(Role::Coordinates, name) + " = " + a + ".crd; const int64_t " + mangle(Role::StoredEntries, name) +
+           " = " + a + ".nnz;");
+    line("const int64_t " + size + " = " + a + ".nnz; (void)" + size + ";");
   }
   // Outputs that are accumulated, or written only at a pattern's stored entries, start from the
   // reduction's identity.
@@ -326,13 +375,11 @@ std::string Emitter::emit() {
       };
       find(n.top, false);
     }
-    if (accumulated || (sparseWritten && !s.decl.format.isSparse()))
-      fill(s.decl.format.isSparse() ? name + "_vals" : name, name + "_size", identityOf(name));
+    if (accumulated || (sparseWritten && !s.decl.format.isSparse())) fill(name, identityOf(name));
   }
   for (const std::string& name : p_.fullTemporaries) {
-    line("const int64_t " + name + "_size = " + storedSize(name) + ";");
-    bool sparse = p_.tensors.at(name).decl.format.isSparse();
-    allocateShared(sparse ? name + "_vals" : name, name + "_size", identityOf(name));
+    declareSize(name);
+    allocateShared(name, identityOf(name));
   }
   for (const LoopNest& nest : p_.nests) {
     line(nestComment(nest));
