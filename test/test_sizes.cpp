@@ -85,7 +85,7 @@ TEST_CASE("react-gen: a 2^31-row matrix that does not fit is an error naming the
   test::CommandResult r = reactGen("'A = S * (B @ C)' -i=S:" + path + " -g=B:u -g=C:u -d=k:4", "ulimit -v 8000000; ");
   INFO(r.output);
   CHECK(r.status == 1);
-  CHECK(r.output.find("react-gen: " + path + ": the row position array of 2147483647 rows needs 16 GiB: cannot allocate") !=
+  CHECK(r.output.find("react-gen: argument '-i=S:" + path + "': " + path + ": the row position array of 2147483647 rows needs 16 GiB: cannot allocate") !=
         std::string::npos);
   std::filesystem::remove(path);
 }

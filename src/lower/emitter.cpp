@@ -82,36 +82,30 @@ std::string Emitter::literalText(double v) const {
   return s;
 }
 
-double Emitter::identityOf(const std::string& name) const {
-  double id = 0.0;
-  for (const LoopNest& n : p_.nests) {
-    std::function<void(const LoopNode&)> find = [&](const LoopNode& l) {
-      if (l.kind == LoopNode::Kind::Compute && !l.reset && l.stmt.lhs == name && l.accumulate)
-        id = reduceIdentity(l.stmt.reduce);
-      for (const LoopNode& c : l.body) find(c);
-    };
-    find(n.top);
-  }
-  return id;
+// What each tensor's last writer says of it, found in one walk (looking it up per tensor walked
+// the whole program each time: quadratic in the statements).
+Emitter::Emitter(const LoopProgram& p, const EmitOptions& o) : p_(p), o_(o) {
+  std::function<void(const LoopNode&)> walk = [&](const LoopNode& l) {
+    if (l.kind == LoopNode::Kind::Compute && !l.reset) {
+      Producer& producer = producers_[l.stmt.lhs];
+      producer.indices = l.stmt.lhsIndices;
+      if (l.accumulate) producer.identity = reduceIdentity(l.stmt.reduce);
+    }
+    for (const LoopNode& c : l.body) walk(c);
+  };
+  for (const LoopNest& n : p_.nests) walk(n.top);
 }
 
-// The extents of a tensor's stored dimensions, named by the index its producer writes them with.
-static std::vector<std::string> producerIndices(const LoopProgram& p, const std::string& name) {
-  std::vector<std::string> idx;
-  for (const LoopNest& n : p.nests) {
-    std::function<void(const LoopNode&)> find = [&](const LoopNode& l) {
-      if (l.kind == LoopNode::Kind::Compute && !l.reset && l.stmt.lhs == name) idx = l.stmt.lhsIndices;
-      for (const LoopNode& c : l.body) find(c);
-    };
-    find(n.top);
-  }
-  return idx;
+double Emitter::identityOf(const std::string& name) const {
+  auto it = producers_.find(name);
+  return it == producers_.end() ? 0.0 : it->second.identity;
 }
 
 std::string Emitter::storedSize(const std::string& name) const {
   const TensorStorage& s = p_.tensors.at(name);
   if (s.decl.format.isSparse()) return s.shrunk() ? "1" : mangle(Role::StoredEntries, s.decl.pattern);
-  std::vector<std::string> idx = producerIndices(p_, name);
+  auto producer = producers_.find(name);
+  std::vector<std::string> idx = producer == producers_.end() ? std::vector<std::string>{} : producer->second.indices;
   std::string size = "1";
   for (size_t d = 0; d < idx.size(); ++d)
     if (s.kept[d]) size += " * " + extent(idx[d]);

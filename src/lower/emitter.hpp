@@ -36,7 +36,7 @@ std::string commentText(const std::string& text);
 // Prints one LoopProgram as C++; subclasses decide how a nest maps onto the machine.
 class Emitter {
  public:
-  Emitter(const LoopProgram& p, const EmitOptions& o) : p_(p), o_(o) {}
+  Emitter(const LoopProgram& p, const EmitOptions& o);
   virtual ~Emitter() = default;
   std::string emit();
 
@@ -82,6 +82,11 @@ class Emitter {
 
   const LoopProgram& p_;
   EmitOptions o_;
+  struct Producer {
+    std::vector<std::string> indices;  // the indices its stored dimensions are written with
+    double identity = 0.0;             // of the reduction accumulating into it (0 when none)
+  };
+  std::map<std::string, Producer> producers_;  // by tensor, from its last writer
   std::ostringstream out_;
   int depth_ = 1;
   std::set<std::string> scalars_;  // temporaries held in a local scalar variable right now
