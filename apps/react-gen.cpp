@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
-#include <filesystem>
+#include <cctype>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -59,11 +60,16 @@ Printing options print without running unless -o or -time is also given.
   throw Error("argument '" + arg + "': " + what);
 }
 
-// NAME:VALUE of an option like -i=NAME:VALUE.
+bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// NAME:VALUE of an option like -i=NAME:VALUE; NAME as the grammar spells tensors and indices.
 std::pair<std::string, std::string> nameValue(const std::string& arg, const std::string& value, const char* expected) {
   auto colon = value.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) argError(arg, std::string("expected ") + expected);
-  return {value.substr(0, colon), value.substr(colon + 1)};
+  std::string name = value.substr(0, colon);
+  if (std::isdigit(static_cast<unsigned char>(name[0])) || !std::all_of(name.begin(), name.end(), identifierChar))
+    argError(arg, "'" + name + "' is not a name (letters, digits and '_', not starting with a digit)");
+  return {name, value.substr(colon + 1)};
 }
 
 int64_t positive(const std::string& arg, const std::string& text, int64_t most = INT64_MAX) {
@@ -226,8 +232,6 @@ Format parseFormat(const std::string& name, const std::string& text, int rank) {
   if (!text.empty() && text.find_first_not_of('d') == std::string::npos) return Format::dense(static_cast<int>(text.size()));
   throw Error("argument '-f=" + name + ":" + text + "': unsupported format (expected dense, csr, or d/ds levels)");
 }
-
-bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // The rank a tensor is used with in index notation text ("C(k,j)" -> 2), or 2 (operator form):
 // the first use of `name` as a whole word followed by '(' (a plain scan: user text never becomes

@@ -128,7 +128,7 @@ TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, unit
   requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -threads=4294967297", "argument '-threads=4294967297': '4294967297' is not an integer from 1 to 4096");
   requireError("'A(i,j) = B(i,j) * 2' -g=B:u -d=i:3 -d=j:3 -time=2147483648", "argument '-time=2147483648'");
   // No regular expression on user text: a huge or odd name is a plain error or works.
-  requireError("'A(i,j) = B(i,j) * 2' '-g=B(:u' -d=i:3 -d=j:3", "");
+  requireError("'A(i,j) = B(i,j) * 2' '-g=B(:u' -d=i:3 -d=j:3", "argument '-g=B(:u': 'B(' is not a name");
   Result huge = run("'A(i,j) = B(i,j) * 2' -g=" + std::string(60000, 'x') + ":u -d=i:3 -d=j:3 -print-tree");
   CHECK(huge.status == 1);
   CHECK(huge.output.find("internal error") == std::string::npos);

@@ -210,12 +210,12 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
     if (progress) *progress << what << std::flush;
   };
   auto started = std::chrono::steady_clock::now();
-  step("react: measuring this machine for fusion mode auto (once per thread count): compiling");
   CompiledLibrary lib = jitCompile(kCalibrationSource, Target::OpenMP, jit, "react_calibrate");
+  step("react: measuring this machine for fusion mode auto (once per thread count):");
   MachineModel m;
   m.threads = threads;
   // Copy: two arrays of 32 Mi doubles (256 MiB together), well beyond any cache.
-  step(", bandwidth");
+  step(" bandwidth");
   const int64_t big = int64_t{1} << 25;
   std::vector<double> a(static_cast<size_t>(big), 1.0), b(static_cast<size_t>(big), 2.0);
   auto copyBandwidth = [&](int t) { return 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, t, 3); };

@@ -276,8 +276,11 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
       std::vector<std::string> compiler = splitWords(command), libraries = splitWords(libs);
       if (!(writable && compileInto(dir, key, text, compiler, libraries, options, lib))) {
         std::string fallback = privateDirectory.path();
-        std::fprintf(stderr, "react JIT: the cache '%s' cannot be written; compiling into %s (removed at exit)\n",
-                     dir.c_str(), fallback.c_str());
+        static std::once_flag said;
+        std::call_once(said, [&] {
+          std::fprintf(stderr, "react JIT: the cache '%s' cannot be written; compiling into %s (removed at exit)\n",
+                       dir.c_str(), fallback.c_str());
+        });
         if (!compileInto(fallback, key, text, compiler, libraries, options, lib))
           throw Error("JIT: cannot write the kernel's source into '" + fallback + "'");
       }
