@@ -48,7 +48,7 @@ int loopDepth(const TreeNode& n) {
 // Plans that limit react's partial fusion: the whole prefix to each shorter depth (deepest
 // first), then every combination of per-edge limits (each edge: no limit, each shorter depth,
 // unfused), as long as there are at most kMaxEdgePlans combinations; with more, each edge varies
-// alone.
+// alone, in program order, for at most kMaxEdgePlans plans.
 constexpr size_t kMaxEdgePlans = 64;
 std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
   int depth = loopDepth(react.root);
@@ -73,9 +73,13 @@ std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
     for (FusionPlan& p : all)
       if (!p.unlimited()) plans.push_back(std::move(p));
   } else {
+    // Each plan costs a run of partial fusion over the whole program: with one per edge, auto
+    // was quadratic in the statements. The first kMaxEdgePlans keep it linear.
+    std::vector<FusionPlan> alone;
     for (const FusionEdge& e : edges)
       for (int limit : limits)
-        if (limit >= 0) plans.push_back(FusionPlan{0, {{e, limit}}});
+        if (limit >= 0 && alone.size() < kMaxEdgePlans) alone.push_back(FusionPlan{0, {{e, limit}}});
+    plans.insert(plans.end(), alone.begin(), alone.end());
   }
   return plans;
 }
