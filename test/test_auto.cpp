@@ -230,6 +230,24 @@ TEST_CASE("auto: errors") {
   CHECK(toString(parseFusionMode("auto")) == "auto");
 }
 
+TEST_CASE("auto: the candidates of a long chain of statements do not grow with its length") {
+  // Every edge of `X1(i) = B(i) * 2 + 1; X2(i) = X1(i) * 2 + 1; ...` unfused alone gives another
+  // tree: one candidate per edge made auto quadratic in the statements (400 took minutes).
+  auto candidates = [](int statements) {
+    Environment env;
+    env.declare("B", {4}, Format::dense(1));
+    std::string text = "X1(i) = B(i) * 2 + 1";
+    for (int k = 2; k <= statements; ++k)
+      text += "; X" + std::to_string(k) + "(i) = X" + std::to_string(k - 1) + "(i) * 2 + 1";
+    return decideFusion(parseProgram(text, env), InputStats{}, testMachine()).candidates.size();
+  };
+  // Each statement splits into `Tk(i) = X(i) * 2` and `Xk+1(i) = Tk(i) + 1`: one edge per
+  // statement. react, 64 single-edge plans (kMaxEdgePlans), none, maximal:
+  CHECK(candidates(100) == 67);
+  CHECK(candidates(300) == 67);
+  CHECK(candidates(10) == 13);  // fewer edges: every one varies alone (react, 10 edges, none, maximal)
+}
+
 // --- differential --------------------------------------------------------------------------------
 
 TEST_CASE("differential: every auto candidate equals the unfused tree (random programs and chains)") {

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <sstream>
+#include <unordered_set>
 
 namespace react {
 namespace {
@@ -45,7 +48,7 @@ int loopDepth(const TreeNode& n) {
 // Plans that limit react's partial fusion: the whole prefix to each shorter depth (deepest
 // first), then every combination of per-edge limits (each edge: no limit, each shorter depth,
 // unfused), as long as there are at most kMaxEdgePlans combinations; with more, each edge varies
-// alone.
+// alone, in program order, for at most kMaxEdgePlans plans.
 constexpr size_t kMaxEdgePlans = 64;
 std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
   int depth = loopDepth(react.root);
@@ -70,9 +73,13 @@ std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
     for (FusionPlan& p : all)
       if (!p.unlimited()) plans.push_back(std::move(p));
   } else {
+    // Each plan costs a run of partial fusion over the whole program: with one per edge, auto
+    // was quadratic in the statements. The first kMaxEdgePlans keep it linear.
+    std::vector<FusionPlan> alone;
     for (const FusionEdge& e : edges)
       for (int limit : limits)
-        if (limit >= 0) plans.push_back(FusionPlan{0, {{e, limit}}});
+        if (limit >= 0 && alone.size() < kMaxEdgePlans) alone.push_back(FusionPlan{0, {{e, limit}}});
+    plans.insert(plans.end(), alone.begin(), alone.end());
   }
   return plans;
 }
@@ -102,13 +109,14 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     } catch (const Error& e) {
       base.rejected = e.what();
     }
-    auto add = [&](FusionMode mode, const FusionPlan& plan) {
+    // A candidate of `mode` and `plan` whose tree `build` makes (or is rejected with its error).
+    auto add = [&](FusionMode mode, const FusionPlan& plan, const std::function<IndexTree()>& build) {
       AutoCandidate c = base;
       c.mode = mode;
       c.plan = plan;
       if (c.rejected.empty()) {
         try {
-          c.tree = fuse(c.program, mode, plan);
+          c.tree = build();
           c.cost = estimateCost(c.tree, stats, machine);
         } catch (const Error& e) {
           c.rejected = e.what();
@@ -116,29 +124,35 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
       }
       d.candidates.push_back(std::move(c));
     };
-    add(FusionMode::React, {});
+    // React's passes before partial fusion do not depend on the plan: they run once here.
+    IndexTree beforePlan;
+    add(FusionMode::React, {}, [&] {
+      beforePlan = fusion::reactBeforePlan(base.program);
+      return fusion::reactWithPlan(beforePlan, {});
+    });
     // React with limited merges (shorter prefixes, per-edge choices), where they give another
     // tree than react's, none's or an earlier one's.
+    std::optional<IndexTree> none;
     if (d.candidates.back().rejected.empty()) {
-      std::vector<std::string> seen{printTree(d.candidates.back().tree)};
+      std::unordered_set<std::string> seen{printTree(d.candidates.back().tree)};
       try {
-        seen.push_back(printTree(fuse(base.program, FusionMode::None)));
+        none = fuse(base.program, FusionMode::None);
+        seen.insert(printTree(*none));
       } catch (const Error&) {
       }
       for (const FusionPlan& plan : limitedPlans(d.candidates.back().tree)) {
-        std::string tree;
+        IndexTree tree;
         try {
-          tree = printTree(fuse(base.program, FusionMode::React, plan));
+          tree = fusion::reactWithPlan(beforePlan, plan);
         } catch (const Error&) {
           continue;
         }
-        if (std::find(seen.begin(), seen.end(), tree) != seen.end()) continue;
-        seen.push_back(tree);
-        add(FusionMode::React, plan);
+        if (!seen.insert(printTree(tree)).second) continue;
+        add(FusionMode::React, plan, [&] { return std::move(tree); });
       }
     }
-    add(FusionMode::None, {});
-    add(FusionMode::Maximal, {});
+    add(FusionMode::None, {}, [&] { return none ? std::move(*none) : fuse(base.program, FusionMode::None); });
+    add(FusionMode::Maximal, {}, [&] { return fuse(base.program, FusionMode::Maximal); });
   }
   bool found = false;
   for (size_t n = 0; n < d.candidates.size(); ++n) {

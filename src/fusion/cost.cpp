@@ -161,6 +161,11 @@ CostReport analyzeCost(const IndexTree& t) {
     r.reads += monomial(trips, static_cast<double>(accesses(n.stmt.rhs).size()) + (acc ? 1 : 0));
     r.writes += monomial(trips, 1);
   });
+  // Each tensor's index names as its (last) producer writes it, from one walk of the tree.
+  std::map<std::string, std::vector<std::string>> producerIndices;
+  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+    if (n.kind == NodeKind::Compute && n.computeKind == ComputeKind::Compute) producerIndices[n.stmt.lhs] = n.stmt.lhsIndices;
+  });
   for (const auto& [name, s] : t.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
     if (s.decl.format.isSparse()) {
@@ -168,10 +173,7 @@ CostReport analyzeCost(const IndexTree& t) {
       continue;
     }
     // Extent symbols by the producer's index names.
-    std::vector<std::string> idx;
-    visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
-      if (n.kind == NodeKind::Compute && n.computeKind == ComputeKind::Compute && n.stmt.lhs == name) idx = n.stmt.lhsIndices;
-    });
+    const std::vector<std::string>& idx = producerIndices[name];
     std::vector<std::string> symbols;
     for (size_t d = 0; d < idx.size(); ++d)
       if (s.kept[d]) symbols.push_back(extentSymbol(idx[d]));

@@ -18,6 +18,12 @@ std::string freshIndex(const IndexTree& t, const std::string& base, const std::s
 void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
                       const std::string& pattern = "");
 
+// React's pipeline in two parts, for auto's many fusion plans of one program: the tree after the
+// passes no plan changes (built and verified once), and the rest of the pipeline under `plan`.
+// reactWithPlan(reactBeforePlan(p), plan) is fuse(p, FusionMode::React, plan).
+IndexTree reactBeforePlan(const Program& p);
+IndexTree reactWithPlan(const IndexTree& beforePlan, const FusionPlan& plan);
+
 // Factors of a product tree (a*b*c -> {a,b,c}); a non-product is one factor.
 std::vector<Expr> factorsOf(const Expr& e);
 Expr productOf(const std::vector<Expr>& factors);

@@ -101,31 +101,34 @@ std::optional<Statement> inlineInto(IndexTree& t, const Statement& producer, con
 }
 
 // One inlining step: the first temporary that every consumer can absorb. False when none can.
+// A failed attempt leaves `t` as it was: it only adds index sizes (fresh reduction indices), which
+// are put back; consumers are rebuilt only where they change.
 bool inlineOne(IndexTree& t, std::vector<Statement>& stmts) {
   for (size_t p = 0; p < stmts.size(); ++p) {
     const std::string name = stmts[p].lhs;
     if (t.tensor(name).decl.role != TensorRole::Temporary) continue;
-    IndexTree trial = t;
-    std::vector<Statement> next = stmts;
-    bool ok = true, used = false;
+    const std::map<std::string, int64_t> sizesBefore = t.indexSizes;
+    std::vector<std::pair<size_t, Statement>> inlined;  // consumer position, its new statement
+    bool ok = true;
     for (size_t c = p + 1; c < stmts.size() && ok; ++c) {
       if (!readsTensor(stmts[c].rhs, name)) continue;
-      used = true;
-      auto s = inlineInto(trial, stmts[p], stmts[c]);
-      if (s) next[c] = *s;
+      auto s = inlineInto(t, stmts[p], stmts[c]);
+      if (s) inlined.emplace_back(c, std::move(*s));
       else ok = false;
     }
     // One nest must still be able to iterate each statement (no co-iteration of two patterns).
     try {
-      for (size_t c = p + 1; c < next.size() && ok; ++c) buildChain(next[c], trial.tensors);
+      for (size_t i = 0; i < inlined.size() && ok; ++i) buildChain(inlined[i].second, t.tensors);
     } catch (const Error&) {
       ok = false;
     }
-    if (!ok || !used) continue;
-    next.erase(next.begin() + static_cast<long>(p));
-    trial.tensors.erase(name);
-    t = std::move(trial);
-    stmts = std::move(next);
+    if (!ok || inlined.empty()) {
+      t.indexSizes = sizesBefore;
+      continue;
+    }
+    for (auto& [c, s] : inlined) stmts[c] = std::move(s);
+    stmts.erase(stmts.begin() + static_cast<long>(p));
+    t.tensors.erase(name);
     return true;
   }
   return false;
@@ -134,7 +137,9 @@ bool inlineOne(IndexTree& t, std::vector<Statement>& stmts) {
 }  // namespace
 
 IndexTree maximalFusion(const IndexTree& t) {
-  IndexTree out = t;
+  IndexTree out;  // declarations only: the statements are rebuilt into chains at the end
+  out.tensors = t.tensors;
+  out.indexSizes = t.indexSizes;
   std::vector<Statement> stmts = fusion::statementsOf(t);
   while (inlineOne(out, stmts)) {
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
 
 namespace react {
 
@@ -88,18 +89,25 @@ bool reads(const Statement& s, const std::string& tensor) {
 }
 
 // Whether the plan lets loops at `depth` merge when `producer` (earlier) and `consumer` (later)
-// are their subtrees: within the prefix limit, and within the limit of every edge between them.
-bool allowed(const FusionPlan& plan, const IndexTree& t, const TreeNode& producer, const TreeNode& consumer,
-             int depth) {
+// are their subtrees, with tensor uses `producerUses` and `consumerUses`: within the prefix limit,
+// and within the limit of every edge between them. Only the plan's edges limited below `depth`
+// are looked at, and their statements only when the uses say the subtrees may hold both ends:
+// a merge costs the plan's size, not the subtrees' (they grow along a chain of merges).
+bool allowed(const FusionPlan& plan, const IndexTree& t, const TreeNode& producer, const Uses& producerUses,
+             const TreeNode& consumer, const Uses& consumerUses, int depth) {
   if (plan.prefixDepth > 0 && depth > plan.prefixDepth) return false;
-  if (plan.edgeDepth.empty()) return true;
-  for (const Statement* w : statementsIn(producer)) {
-    if (t.tensor(w->lhs).decl.role != TensorRole::Temporary) continue;
-    for (const Statement* r : statementsIn(consumer)) {
-      if (!reads(*r, w->lhs)) continue;
-      auto limit = plan.edgeDepth.find({w->lhs, r->lhs});
-      if (limit != plan.edgeDepth.end() && depth > limit->second) return false;
-    }
+  auto writes = [](const Uses& u, const std::string& tensor) {
+    auto it = u.find(tensor);
+    return it != u.end() && it->second.write;
+  };
+  for (const auto& [edge, limit] : plan.edgeDepth) {
+    if (depth <= limit || !writes(producerUses, edge.temporary) || !writes(consumerUses, edge.consumer) ||
+        !consumerUses.count(edge.temporary) || t.tensor(edge.temporary).decl.role != TensorRole::Temporary)
+      continue;
+    bool produced = false, consumed = false;
+    for (const Statement* w : statementsIn(producer)) produced |= w->lhs == edge.temporary;
+    for (const Statement* r : statementsIn(consumer)) consumed |= r->lhs == edge.consumer && reads(*r, edge.temporary);
+    if (produced && consumed) return false;
   }
   return true;
 }
@@ -130,7 +138,8 @@ void mergeSiblings(std::vector<TreeNode>& children, const IndexTree& t, const Fu
         if (cand.kind != NodeKind::Index || !(cand.loop == children[b].loop)) continue;
         bool movable = true;
         for (size_t m = next[a]; m != b && movable; m = next[m]) movable = independent(uses[a], uses[m]);
-        if (!movable || !fusable(uses[a], uses[b]) || !allowed(plan, t, cand, children[b], depth)) break;
+        if (!movable || !fusable(uses[a], uses[b]) || !allowed(plan, t, cand, uses[a], children[b], uses[b], depth))
+          break;
         std::vector<TreeNode>& body = children[a].children;
         body.insert(body.end(), std::make_move_iterator(children[b].children.begin()),
                     std::make_move_iterator(children[b].children.end()));
@@ -175,12 +184,20 @@ std::string FusionPlan::str() const {
 
 std::vector<FusionEdge> fusionEdges(const IndexTree& t) {
   std::vector<const Statement*> all = statementsIn(t.root);
+  std::map<std::string, std::vector<const Statement*>> readers;  // tensor -> its readers, in order
+  for (const Statement* r : all) {
+    std::set<std::string> read;
+    for (const ExprNode* a : accesses(r->rhs))
+      if (read.insert(a->tensor).second) readers[a->tensor].push_back(r);
+  }
   std::vector<FusionEdge> out;
+  std::set<FusionEdge> seen;
   for (const Statement* w : all) {
-    if (t.tensor(w->lhs).decl.role != TensorRole::Temporary) continue;
-    for (const Statement* r : all) {
-      FusionEdge e{w->lhs, r->lhs};
-      if (r != w && reads(*r, w->lhs) && std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    auto r = readers.find(w->lhs);
+    if (r == readers.end() || t.tensor(w->lhs).decl.role != TensorRole::Temporary) continue;
+    for (const Statement* reader : r->second) {
+      FusionEdge e{w->lhs, reader->lhs};
+      if (reader != w && seen.insert(e).second) out.push_back(e);
     }
   }
   return out;

@@ -5,6 +5,45 @@
 
 namespace react {
 
+namespace {
+
+using Pass = std::function<IndexTree(const IndexTree&)>;
+using Passes = std::vector<std::pair<std::string, Pass>>;
+
+// React's passes before partial fusion: no fusion plan changes what they do.
+Passes reactPlanFreePasses() {
+  return {{"hoist-invariants", hoistInvariants},
+          {"hoist-reductions", hoistReductions},
+          {"sparse-propagation", sparsePropagation}};
+}
+
+// React's passes from partial fusion on, which follow `plan`.
+Passes reactPlannedPasses(const FusionPlan& plan) {
+  return {{"partial-fusion", [plan](const IndexTree& t) { return partialFusion(t, plan); }},
+          {"shrink-temporaries", shrinkTemporaries}};
+}
+
+// Runs `passes` after the snapshots in `out`, verifying each pass's tree.
+void runPasses(std::vector<PassSnapshot>& out, const Passes& passes) {
+  for (const auto& [name, pass] : passes) {
+    IndexTree next = pass(out.back().tree);
+    try {
+      verifyTree(next);
+    } catch (const Error& e) {
+      throw Error("after pass " + name + ": " + e.what() + "\n" + printTree(next));
+    }
+    out.push_back({name, std::move(next)});
+  }
+}
+
+std::vector<PassSnapshot> built(const Program& p) {
+  std::vector<PassSnapshot> out{{"build", buildIndexTree(p)}};
+  verifyTree(out.back().tree);
+  return out;
+}
+
+}  // namespace
+
 FusionMode parseFusionMode(const std::string& s) {
   if (s == "none") return FusionMode::None;
   if (s == "maximal") return FusionMode::Maximal;
@@ -26,28 +65,27 @@ std::string toString(FusionMode m) {
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan) {
   if (mode == FusionMode::Auto)
     throw Error("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
-  using Pass = std::function<IndexTree(const IndexTree&)>;
-  std::vector<std::pair<std::string, Pass>> passes;
-  if (mode == FusionMode::Maximal) passes = {{"maximal-fusion", maximalFusion}};
-  Pass partial = [&plan](const IndexTree& t) { return partialFusion(t, plan); };
-  if (mode == FusionMode::React)
-    passes = {{"hoist-invariants", hoistInvariants},   {"hoist-reductions", hoistReductions},
-              {"sparse-propagation", sparsePropagation}, {"partial-fusion", partial},
-              {"shrink-temporaries", shrinkTemporaries}};
-  std::vector<PassSnapshot> out{{"build", buildIndexTree(p)}};
-  verifyTree(out.back().tree);
-  for (const auto& [name, pass] : passes) {
-    IndexTree next = pass(out.back().tree);
-    try {
-      verifyTree(next);
-    } catch (const Error& e) {
-      throw Error("after pass " + name + ": " + e.what() + "\n" + printTree(next));
-    }
-    out.push_back({name, std::move(next)});
+  std::vector<PassSnapshot> out = built(p);
+  if (mode == FusionMode::Maximal) runPasses(out, {{"maximal-fusion", maximalFusion}});
+  if (mode == FusionMode::React) {
+    runPasses(out, reactPlanFreePasses());
+    runPasses(out, reactPlannedPasses(plan));
   }
   return out;
 }
 
 IndexTree fuse(const Program& p, FusionMode mode, const FusionPlan& plan) { return runPipeline(p, mode, plan).back().tree; }
+
+IndexTree fusion::reactBeforePlan(const Program& p) {
+  std::vector<PassSnapshot> out = built(p);
+  runPasses(out, reactPlanFreePasses());
+  return out.back().tree;
+}
+
+IndexTree fusion::reactWithPlan(const IndexTree& beforePlan, const FusionPlan& plan) {
+  std::vector<PassSnapshot> out{{"sparse-propagation", beforePlan}};
+  runPasses(out, reactPlannedPasses(plan));
+  return out.back().tree;
+}
 
 }  // namespace react

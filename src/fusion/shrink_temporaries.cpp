@@ -11,13 +11,17 @@ struct Use {
   std::vector<std::string> indices;
 };
 
-std::vector<Use> usesOf(const IndexTree& t, const std::string& name) {
-  std::vector<Use> uses;
+// The uses of every temporary of `t`, in execution order, from one walk of the tree.
+std::map<std::string, std::vector<Use>> temporaryUses(const IndexTree& t) {
+  std::map<std::string, std::vector<Use>> uses;
+  auto note = [&](const TreeNode& n, const TreePath& path, const std::string& name,
+                  const std::vector<std::string>& indices) {
+    if (t.tensor(name).decl.role == TensorRole::Temporary) uses[name].push_back({&n, path, indices});
+  };
   visitTree(t.root, [&](const TreeNode& n, const TreePath& path) {
     if (n.kind != NodeKind::Compute) return;
-    if (n.stmt.lhs == name) uses.push_back({&n, path, n.stmt.lhsIndices});
-    for (const ExprNode* a : accesses(n.stmt.rhs))
-      if (a->tensor == name) uses.push_back({&n, path, a->indices});
+    note(n, path, n.stmt.lhs, n.stmt.lhsIndices);
+    for (const ExprNode* a : accesses(n.stmt.rhs)) note(n, path, a->tensor, a->indices);
   });
   return uses;
 }
@@ -39,11 +43,25 @@ bool binds(const TreePath& path, const std::string& index) {
   return false;
 }
 
-// Shrinks one temporary; false when nothing can be dropped.
-bool shrinkOne(IndexTree& t, const std::string& name) {
-  TensorStorage& storage = t.tensors.at(name);
-  std::vector<Use> uses = usesOf(t, name);
-  if (uses.empty() || storage.shrunk()) return false;
+// How one temporary shrinks: the dimensions it keeps, and the reset to append to the loop at
+// `scope` (child positions from the root), if it needs one.
+struct Shrinking {
+  std::vector<bool> kept;
+  std::optional<TreeNode> reset;
+  std::vector<size_t> scope;
+};
+
+// The child positions leading from the root to the last node of `path` (a path from the root).
+std::vector<size_t> positions(const TreePath& path) {
+  std::vector<size_t> out;
+  for (size_t n = 1; n < path.size(); ++n) out.push_back(static_cast<size_t>(path[n] - path[n - 1]->children.data()));
+  return out;
+}
+
+// How temporary `name` with `uses` shrinks; nothing when no dimension can be dropped.
+std::optional<Shrinking> shrinking(const IndexTree& t, const std::string& name, const std::vector<Use>& uses) {
+  const TensorStorage& storage = t.tensors.at(name);
+  if (storage.shrunk()) return std::nullopt;
   TreePath prefix = commonPrefix(uses);
   std::vector<bool> kept = storage.kept;
   for (size_t d = 0; d < kept.size(); ++d) {
@@ -53,12 +71,12 @@ bool shrinkOne(IndexTree& t, const std::string& name) {
   }
   bool anyDropped = std::find(kept.begin(), kept.end(), false) != kept.end();
   bool allDropped = std::find(kept.begin(), kept.end(), true) == kept.end();
-  if (!anyDropped || (storage.decl.format.isSparse() && !allDropped)) return false;
+  if (!anyDropped || (storage.decl.format.isSparse() && !allDropped)) return std::nullopt;
 
   const Use* producer = nullptr;
   for (const Use& u : uses)
     if (u.leaf->stmt.lhs == name && u.leaf->computeKind == ComputeKind::Compute) producer = &u;
-  if (!producer) return false;
+  if (!producer) return std::nullopt;
 
   // A reset restores what the next iteration of the prefix expects: the reduction's identity, or
   // zeros where a producer under a sparse loop writes only the stored positions of a kept dimension.
@@ -73,25 +91,33 @@ bool shrinkOne(IndexTree& t, const std::string& name) {
         Statement{name, p.lhsIndices, literal(reduceIdentity(p.reduce)), ReduceOp::Sum, p.pos}, ComputeKind::Reset);
     for (size_t d = kept.size(); d-- > 0;) {
       if (!kept[d]) continue;
-      if (binds(prefix, p.lhsIndices[d])) return false;  // its name is taken by an enclosing loop
+      if (binds(prefix, p.lhsIndices[d])) return std::nullopt;  // its name is taken by an enclosing loop
       TreeNode loop = TreeNode::index(IndexLoop{p.lhsIndices[d], LoopKind::Dense, "", ""});
       loop.children.push_back(std::move(chain));
       chain = std::move(loop);
     }
     reset = std::move(chain);
   }
-  // The prefix points into t itself: the deepest shared loop is where the reset goes, last.
-  if (reset) const_cast<TreeNode*>(prefix.back())->children.push_back(std::move(*reset));
-  t.tensors.at(name).kept = kept;
-  return true;
+  // The deepest shared loop is where the reset goes, last.
+  return Shrinking{kept, std::move(reset), positions(prefix)};
 }
 
 }  // namespace
 
+// Every temporary's shrinking is decided on `t` (one shrinking changes no other temporary's
+// uses), then applied in name order: appending a reset moves no other node's position.
 IndexTree shrinkTemporaries(const IndexTree& t) {
+  std::map<std::string, Shrinking> shrinkings;
+  for (const auto& [name, uses] : temporaryUses(t))
+    if (auto s = shrinking(t, name, uses)) shrinkings.emplace(name, std::move(*s));
   IndexTree out = t;
-  for (const auto& [name, storage] : t.tensors)
-    if (storage.decl.role == TensorRole::Temporary) shrinkOne(out, name);
+  for (auto& [name, s] : shrinkings) {
+    out.tensors.at(name).kept = s.kept;
+    if (!s.reset) continue;
+    TreeNode* scope = &out.root;
+    for (size_t c : s.scope) scope = &scope->children[c];
+    scope->children.push_back(std::move(*s.reset));
+  }
   return out;
 }
 
