@@ -376,6 +376,7 @@ int run(int argc, char** argv) {
   FusionPlan plan;
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
+    requireStatistics(program, *options.stats);
     MachineModel machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
     AutoDecision decision = decideFusion(program, *options.stats, machine);
     if (o.printDecisions) std::cout << decision.str();

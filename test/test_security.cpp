@@ -146,6 +146,13 @@ TEST_CASE("JIT: the cache is created private, and a cache others can write is re
   CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o), doctest::Contains("writable by other users"), Error);
   ::chmod(o.cacheDir.c_str(), 0755);
   CHECK(jitCompile(kernelSource(1.0), Target::OpenMP, o).cacheHit);
+  // Another user's directory, private or not (only root can hand one over to test it).
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(o.cacheDir.c_str(), 65534, 65534) == 0);
+    CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o),
+                         doctest::Contains("belongs to another user (uid 65534): refusing to load kernels from it"), Error);
+    REQUIRE(::chown(o.cacheDir.c_str(), 0, 0) == 0);
+  }
 }
 
 TEST_CASE("JIT: a cache that cannot be written compiles into a private directory") {

@@ -91,14 +91,18 @@ std::string AutoCandidate::label() const {
   return toString(mode);
 }
 
+void requireStatistics(const Program& p, const InputStats& stats) {
+  for (const auto& [name, decl] : p.tensors)
+    if (decl.role == TensorRole::Input && decl.format.isSparse() && !stats.sparse.count(name))
+      throw Error("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
+}
+
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine) {
+  requireStatistics(p, stats);
   AutoDecision d;
   d.stats = stats;
   d.machine = machine;
   d.chains = productChains(p);
-  for (const auto& [name, decl] : p.tensors)
-    if (decl.role == TensorRole::Input && decl.format.isSparse() && !stats.sparse.count(name))
-      throw Error("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
   std::vector<std::vector<Association>> orders = combinations(p, d.chains);
   for (size_t o = 0; o < orders.size(); ++o) {
     AutoCandidate base;

@@ -202,5 +202,8 @@ struct AutoDecision {
 // Throws react::Error when a csr input has no statistics.
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
+// What decideFusion first checks: every csr input has statistics (else react::Error naming it).
+// Callers check it before measuring the machine, which takes seconds.
+void requireStatistics(const Program& p, const InputStats& stats);
 
 }  // namespace react

@@ -16,6 +16,7 @@ IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecisio
   FusionMode mode = fusionModeOf(p, options);
   if (mode != FusionMode::Auto) return fuse(p, mode);
   InputStats stats = options.stats ? *options.stats : InputStats{};
+  requireStatistics(p, stats);
   MachineModel machine = options.machine ? *options.machine : machineModel(options.jit);
   AutoDecision d = decideFusion(p, stats, machine);
   IndexTree tree = d.choice().tree;
