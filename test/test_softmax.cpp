@@ -142,7 +142,7 @@ TEST_CASE("softmax: finite on rows above 709 and below -745 where the naive form
   Environment env = csrEnv(s);
   TensorValues in = {{"S", s}};
   Program naive = parseProgram("A = exp(S) / sum(exp(S), axis=1)", env);
-  const std::vector<double>& overflowed = std::get<CsrMatrix>(interpret(fuse(naive, FusionMode::React), in).at("A")).val;
+  const std::vector<double> overflowed = std::get<CsrMatrix>(interpret(fuse(naive, FusionMode::React), in).at("A")).val;
   CHECK(std::isnan(overflowed[3]));  // inf / inf in row 1
   CHECK(std::isnan(overflowed[6]));  // 0 / 0 in row 3
   for (const char* text : {"A = softmax(S, axis=1)", "A(i,j) = softmax(S(i,j), j)"})
