@@ -74,12 +74,11 @@ std::vector<FusionPlan> limitedPlans(const IndexTree& react) {
       if (!p.unlimited()) plans.push_back(std::move(p));
   } else {
     // Each plan costs a run of partial fusion over the whole program: with one per edge, auto
-    // was quadratic in the statements. The first kMaxEdgePlans keep it linear.
-    std::vector<FusionPlan> alone;
+    // was quadratic in the statements. At most kMaxEdgePlans of them keep it linear.
+    size_t alone = 0;
     for (const FusionEdge& e : edges)
       for (int limit : limits)
-        if (limit >= 0 && alone.size() < kMaxEdgePlans) alone.push_back(FusionPlan{0, {{e, limit}}});
-    plans.insert(plans.end(), alone.begin(), alone.end());
+        if (limit >= 0 && alone++ < kMaxEdgePlans) plans.push_back(FusionPlan{0, {{e, limit}}});
   }
   return plans;
 }

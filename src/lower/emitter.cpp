@@ -104,8 +104,9 @@ double Emitter::identityOf(const std::string& name) const {
 std::string Emitter::storedSize(const std::string& name) const {
   const TensorStorage& s = p_.tensors.at(name);
   if (s.decl.format.isSparse()) return s.shrunk() ? "1" : mangle(Role::StoredEntries, s.decl.pattern);
+  static const std::vector<std::string> unwritten;
   auto producer = producers_.find(name);
-  std::vector<std::string> idx = producer == producers_.end() ? std::vector<std::string>{} : producer->second.indices;
+  const std::vector<std::string>& idx = producer == producers_.end() ? unwritten : producer->second.indices;
   std::string size = "1";
   for (size_t d = 0; d < idx.size(); ++d)
     if (s.kept[d]) size += " * " + extent(idx[d]);

@@ -127,10 +127,14 @@ void* loadVerified(const std::string& path, const std::string& key, std::string*
     *why = ::dlerror();
     return nullptr;
   }
-  const char* stored = static_cast<const char*>(::dlsym(handle, "react_cache_key"));
-  if (!stored || key != stored) {
-    *why = stored ? "it was built from other source (key " + std::string(stored, strnlen(stored, 64)) + ")"
-                  : "it has no react_cache_key";
+  const char* symbol = static_cast<const char*>(::dlsym(handle, "react_cache_key"));
+  if (!symbol) {
+    *why = "it has no react_cache_key";
+    return nullptr;
+  }
+  std::string stored(symbol, strnlen(symbol, 64));  // bounded: the library is not trusted yet
+  if (stored != key) {
+    *why = "it was built from other source (key " + stored + ")";
     return nullptr;
   }
   return handle;
