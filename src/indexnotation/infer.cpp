@@ -1,4 +1,4 @@
-// Shapes, roles and formats of a split program (docs/semantics.md, "Sparse operands").
+// Shapes, roles, formats and temporaries' value types of a split program (docs/semantics.md, "Sparse operands").
 #include "indexnotation/internal.hpp"
 
 namespace react::detail {
@@ -104,6 +104,7 @@ Program finishProgram(const SplitResult& split) {
   }
   FormatInference formats(out, p);
   for (const Statement& s : out.statements) formats.statement(s);
+  inferTemporaryTypes(out);
   return out;
 }
 

@@ -46,9 +46,11 @@ struct SplitResult {
 };
 SplitResult splitOnly(const Program& p);
 
-// infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns) and
-// indexSizes. Only tensors the program uses are kept.
+// infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns, the
+// temporaries' value types) and indexSizes. Only tensors the program uses are kept.
 Program finishProgram(const SplitResult& split);
+// value_types.cpp: every temporary's value type, from the statements that read it.
+void inferTemporaryTypes(Program& p);
 
 // Union-find whose classes carry a size (-1 = unknown); used for index sizes and index classes.
 class SizedUnionFind {

@@ -27,7 +27,7 @@ const char* kCalibrationSource = R"(#include <cmath>
 #include <vector>
 #include <omp.h>
 using std::exp;
-struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
+struct ReactTensor { void* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
 // Generated kernels have dense extents as constants, read loop-invariant values into constants
 // before an innermost loop and mark one of independent iterations `omp simd`: so do these loops.
 template <int N> static void axpy(double* a, const double* b, int64_t reps) {
@@ -56,9 +56,9 @@ template <int N> static void loops(int64_t test, double* a, double* b, int64_t r
 template <int N> static void sparseRows(const ReactTensor* t, int64_t rows, bool scratch) {
   const int64_t* const pos = t[0].pos;
   const int32_t* const crd = t[0].crd;
-  double* const vals = t[0].vals;
-  double* const C = t[1].vals;
-  double* const out = t[2].vals;
+  double* const vals = static_cast<double*>(t[0].vals);
+  double* const C = static_cast<double*>(t[1].vals);
+  double* const out = static_cast<double*>(t[2].vals);
   if (!scratch) {
 #pragma omp parallel num_threads(1)
     {
@@ -113,8 +113,8 @@ static void exps(double* a, const double* b, int64_t n, int64_t reps) {
 // repetitions (rows for 5 and 6), threads
 extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
   const int64_t test = s[0], n = s[1], reps = s[2];
-  double* a = t[0].vals;
-  double* b = t[1].vals;
+  double* a = static_cast<double*>(t[0].vals);
+  double* b = static_cast<double*>(t[1].vals);
   if (test == 0) {
 #pragma omp parallel for schedule(static) num_threads((int)s[3])
     for (int64_t i = 0; i < n; ++i) a[i] = b[i];

@@ -21,7 +21,7 @@ class KokkosEmitter : public Emitter {
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-using std::exp; using std::sqrt;
+using std::exp; using std::sqrt; using std::log;
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
 #define REACT_REPORT(...) printf(__VA_ARGS__)
@@ -29,12 +29,15 @@ using std::exp; using std::sqrt;
 #define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
 #endif
 #define REACT_ABORT() Kokkos::abort("react bounds check failed")
-// Kokkos::Max starts from the lowest finite double; react's max of nothing is -inf.
-struct ReactMax : Kokkos::Max<double> {
+// Kokkos::Max starts from the lowest finite value; react's max of nothing is -inf.
+template <class T> struct ReactMax : Kokkos::Max<T> {
   using reducer = ReactMax;
-  KOKKOS_INLINE_FUNCTION ReactMax(double& v) : Kokkos::Max<double>(v) {}
-  KOKKOS_INLINE_FUNCTION void init(double& v) const { v = -INFINITY; }
+  KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
 };
+// A team's scratch for temporaries of value type T.
+template <class T> using react_scratch =
+    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
 constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one
@@ -85,16 +88,17 @@ extern "C" const char* react_runtime_describe() {
   std::string epilogue() const override { return "Kokkos::fence();"; }
 
   void allocate(const std::string& tensor, double init) override {
-    std::string view = mangle(Role::Buffer, tensor);
-    line("Kokkos::View<double*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(tensor) +
+    std::string view = mangle(Role::Buffer, tensor), type = valueTypeName(tensor);
+    line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(tensor) +
          "), static_cast<size_t>(" + mangle(Role::Size, tensor) + "));");
-    line("Kokkos::deep_copy(" + view + ", " + literalText(init) + ");");
-    line("double* const " + mangle(Role::Values, tensor) + " = " + view + ".data();");
+    line("Kokkos::deep_copy(" + view + ", " + literalText(init, valueTypeOf(tensor)) + ");");
+    line(type + "* const " + mangle(Role::Values, tensor) + " = " + view + ".data();");
   }
 
   void fill(const std::string& tensor, double value) override {
-    line("Kokkos::deep_copy(Kokkos::View<double*, Kokkos::MemoryUnmanaged>(" + mangle(Role::Values, tensor) +
-         ", static_cast<size_t>(" + mangle(Role::Size, tensor) + ")), " + literalText(value) + ");");
+    line("Kokkos::deep_copy(Kokkos::View<" + valueTypeName(tensor) + "*, Kokkos::MemoryUnmanaged>(" +
+         mangle(Role::Values, tensor) + ", static_cast<size_t>(" + mangle(Role::Size, tensor) + ")), " +
+         literalText(value, valueTypeOf(tensor)) + ");");
   }
 
   std::string range() const { return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>"; }
@@ -103,8 +107,9 @@ extern "C" const char* react_runtime_describe() {
   void combine(const std::string& target, ReduceOp op, const std::string& acc) {
     line(target + (op == ReduceOp::Sum ? " += " + acc + ";" : " = react_max(" + target + ", " + acc + ");"));
   }
-  std::string reducer(ReduceOp op, const std::string& acc) const {
-    return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<double>(" : "ReactMax(") + acc + ")";
+  // The reducer combining values of `tensor` into the variable `acc`.
+  std::string reducer(ReduceOp op, const std::string& tensor, const std::string& acc) const {
+    return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<" : "ReactMax<") + valueTypeName(tensor) + ">(" + acc + ")";
   }
 
   // A child that one thread of the row would run alone: if it is a chain of single loops down to
@@ -155,7 +160,7 @@ extern "C" const char* react_runtime_describe() {
     std::vector<const LoopNode*> above;
     for (const LoopNode* n = &c; n != lanes; n = &n->body.front()) above.push_back(n);
     const LoopNode* acc = registerAccumulation(*lanes, above);
-    if (acc) line("double lane_acc = " + access(acc->stmt.lhs, acc->stmt.lhsIndices) + ";");
+    if (acc) line(valueTypeName(acc->stmt.lhs) + " lane_acc = " + access(acc->stmt.lhs, acc->stmt.lhsIndices) + ";");
     for (const LoopNode* n : above) serialLoopOpen(n->loop);
     for (const LoopNode& b : lanes->body) serialNode(b, acc ? acc->stmt.lhs : "", "lane_acc");
     for (size_t k = 0; k < above.size(); ++k) {
@@ -219,8 +224,9 @@ extern "C" const char* react_runtime_describe() {
       } else {
         line("{  // a scope per reduction: a row may have several");  // found by react-fuzz
         ++depth_;
-        line("double lane_acc = " + literalText(reduceIdentity(c.reduceOp)) + ";");
-        line("Kokkos::parallel_reduce(" + range + ", [&](const int64_t " + counter + ", double& acc) {");
+        const std::string type = valueTypeName(c.reduceInto);
+        line(type + " lane_acc = " + literalText(reduceIdentity(c.reduceOp), valueTypeOf(c.reduceInto)) + ";");
+        line("Kokkos::parallel_reduce(" + range + ", [&](const int64_t " + counter + ", " + type + "& acc) {");
       }
       ++depth_;
       bindCoordinate(c.loop, counter);
@@ -231,7 +237,7 @@ extern "C" const char* react_runtime_describe() {
       if (c.mapping == Mapping::TeamThread) {
         line("});");
       } else {
-        line("}, " + reducer(c.reduceOp, "lane_acc") + ");");
+        line("}, " + reducer(c.reduceOp, c.reduceInto, "lane_acc") + ");");
         line("Kokkos::single(Kokkos::PerThread(team), [&]() {");
         ++depth_;
         combine(access(c.reduceInto, {}), c.reduceOp, "lane_acc");
@@ -255,12 +261,10 @@ extern "C" const char* react_runtime_describe() {
     const LoopNode& top = nest.top;
     const std::string& i = top.loop.index;
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
-    line("using scratch_t = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::scratch_memory_space, "
-         "Kokkos::MemoryTraits<Kokkos::Unmanaged>>;");
     std::string bytes = "0";
     for (const std::string& s : nest.scratch) {
       declareSize(s);
-      bytes += " + scratch_t::shmem_size(" + mangle(Role::Size, s) + ")";
+      bytes += " + react_scratch<" + valueTypeName(s) + ">::shmem_size(" + mangle(Role::Size, s) + ")";
     }
     line("const size_t row_scratch_bytes = " + bytes + ";");
     std::string inner = "1.0";
@@ -273,8 +277,8 @@ extern "C" const char* react_runtime_describe() {
     ++depth_;
     // Every thread takes the team's scratch once, in the same order, so all see the same blocks.
     for (const std::string& s : nest.scratch)
-      line("double* const " + mangle(Role::TeamBlock, s) + " = scratch_t(team.team_scratch(launch.level), launch.rows * " +
-           mangle(Role::Size, s) + ").data();");
+      line(valueTypeName(s) + "* const " + mangle(Role::TeamBlock, s) + " = react_scratch<" + valueTypeName(s) +
+           ">(team.team_scratch(launch.level), launch.rows * " + mangle(Role::Size, s) + ").data();");
     line("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, launch.rows), [&](const int64_t row) {");
     ++depth_;
     std::string coordinate = mangle(Role::Index, i);
@@ -282,9 +286,9 @@ extern "C" const char* react_runtime_describe() {
     line("if (" + coordinate + " >= " + extent(i) + ") return;");
     for (const std::string& s : nest.scratch) {
       std::string values = mangle(Role::Values, s), size = mangle(Role::Size, s);
-      line("double* const " + values + " = " + mangle(Role::TeamBlock, s) + " + row * " + size + ";");
+      line(valueTypeName(s) + "* const " + values + " = " + mangle(Role::TeamBlock, s) + " + row * " + size + ";");
       line("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, " + size + "), [&](const int64_t q) { " + values +
-           "[q] = " + literalText(identityOf(s)) + "; });");
+           "[q] = " + literalText(identityOf(s), valueTypeOf(s)) + "; });");
     }
     for (const LoopNode& c : top.body) rowChild(c);
     --depth_;
@@ -295,13 +299,14 @@ extern "C" const char* react_runtime_describe() {
 
   void reduceNest(const LoopNest& nest) {
     const LoopNode& top = nest.top;
-    line("double result = " + literalText(reduceIdentity(top.reduceOp)) + ";");
+    const std::string type = valueTypeName(top.reduceInto);
+    line(type + " result = " + literalText(reduceIdentity(top.reduceOp), valueTypeOf(top.reduceInto)) + ";");
     line("Kokkos::parallel_reduce(" + stringLiteral(nest.name) + ", " + range() + "(0, " + extent(top.loop.index) +
-         "), KOKKOS_LAMBDA(const int64_t " + mangle(Role::Index, top.loop.index) + ", double& acc) {");
+         "), KOKKOS_LAMBDA(const int64_t " + mangle(Role::Index, top.loop.index) + ", " + type + "& acc) {");
     ++depth_;
     for (const LoopNode& c : top.body) serialNode(c, top.reduceInto, "acc");
     --depth_;
-    line("}, " + reducer(top.reduceOp, "result") + ");");
+    line("}, " + reducer(top.reduceOp, top.reduceInto, "result") + ");");
     line("Kokkos::parallel_for(" + stringLiteral(nest.name + "_combine") + ", " + range() + "(0, 1), KOKKOS_LAMBDA(const int64_t) {");
     ++depth_;
     combine(access(top.reduceInto, {}), top.reduceOp, "result");

@@ -12,7 +12,7 @@ class OpenMPEmitter : public Emitter {
  protected:
   std::string includes() const override {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n#include <vector>\n"
-           "using std::exp; using std::sqrt;\n"
+           "using std::exp; using std::sqrt; using std::log;\n"
            // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
            "#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))\n"
            "#define REACT_ABORT() abort()";
@@ -21,25 +21,26 @@ class OpenMPEmitter : public Emitter {
   std::string simdPragma() const override { return "#pragma omp simd"; }
 
   void allocate(const std::string& tensor, double init) override {
-    std::string buffer = mangle(Role::Buffer, tensor);
-    line("std::vector<double> " + buffer + "(static_cast<size_t>(" + mangle(Role::Size, tensor) + "), " + literalText(init) + ");");
-    line("double* const " + mangle(Role::Values, tensor) + " = " + buffer + ".data();");
+    std::string buffer = mangle(Role::Buffer, tensor), type = valueTypeName(tensor);
+    line("std::vector<" + type + "> " + buffer + "(static_cast<size_t>(" + mangle(Role::Size, tensor) + "), " +
+         literalText(init, valueTypeOf(tensor)) + ");");
+    line(type + "* const " + mangle(Role::Values, tensor) + " = " + buffer + ".data();");
   }
 
   // Filled by all threads, not by the one that allocates: a temporary of the size of the output
   // (unfused modes) costs a serial pass over it otherwise, which at 16 threads is as long as the
   // kernel, and its pages are first touched by the threads that use them.
   void allocateShared(const std::string& tensor, double init) override {
-    std::string buffer = mangle(Role::Buffer, tensor);
-    line("std::unique_ptr<double[]> " + buffer + "(new double[static_cast<size_t>(" + mangle(Role::Size, tensor) + ")]);");
-    line("double* const " + mangle(Role::Values, tensor) + " = " + buffer + ".get();");
+    std::string buffer = mangle(Role::Buffer, tensor), type = valueTypeName(tensor);
+    line("std::unique_ptr<" + type + "[]> " + buffer + "(new " + type + "[static_cast<size_t>(" + mangle(Role::Size, tensor) + ")]);");
+    line(type + "* const " + mangle(Role::Values, tensor) + " = " + buffer + ".get();");
     fill(tensor, init);
   }
 
   void fill(const std::string& tensor, double value) override {
     line("#pragma omp parallel for schedule(static)");
     line("for (int64_t q = 0; q < " + mangle(Role::Size, tensor) + "; ++q) " + mangle(Role::Values, tensor) + "[q] = " +
-         literalText(value) + ";");
+         literalText(value, valueTypeOf(tensor)) + ";");
   }
 
   void scratch(const LoopNest& nest) {
@@ -65,7 +66,7 @@ class OpenMPEmitter : public Emitter {
       line("}");
     } else if (top.mapping == Mapping::ParallelReduce) {
       double id = reduceIdentity(top.reduceOp);
-      line("double acc = " + literalText(id) + ";");
+      line(valueTypeName(top.reduceInto) + " acc = " + literalText(id, valueTypeOf(top.reduceInto)) + ";");
       line(std::string("#pragma omp parallel for schedule(dynamic, 16) reduction(") +
            (top.reduceOp == ReduceOp::Sum ? "+" : "max") + ":acc)");
       serialNode(top, top.reduceInto, "acc");

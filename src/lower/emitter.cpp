@@ -73,14 +73,24 @@ std::string Emitter::extent(const std::string& index) const {
   return std::to_string(p_.indexSizes.at(index));
 }
 
-std::string Emitter::literalText(double v) const {
+namespace {
+const char* cTypeName(ValueType t) { return t == ValueType::Float32 ? "float" : "double"; }
+}  // namespace
+
+// A float32 literal is the float nearest v, printed so that it reads back as that float and has
+// type float (the 'f' suffix): `x * 0.5f` stays float arithmetic.
+std::string Emitter::literalText(double v, ValueType type) const {
+  v = roundTo(type, v);
   if (std::isinf(v)) return v < 0 ? "(-INFINITY)" : "INFINITY";
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::snprintf(buf, sizeof buf, type == ValueType::Float32 ? "%.9g" : "%.17g", v);
   std::string s = buf;
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  return type == ValueType::Float32 ? s + "f" : s;
 }
+
+ValueType Emitter::valueTypeOf(const std::string& tensor) const { return p_.tensors.at(tensor).decl.valueType; }
+std::string Emitter::valueTypeName(const std::string& tensor) const { return cTypeName(valueTypeOf(tensor)); }
 
 // What each tensor's last writer says of it, found in one walk (looking it up per tensor walked
 // the whole program each time: quadratic in the statements).
@@ -140,15 +150,21 @@ std::string Emitter::access(const std::string& name, const std::vector<std::stri
   return values + "[react_checked(" + offset + ", " + mangle(Role::Size, name) + ", " + stringLiteral(what) + ")]";
 }
 
-std::string Emitter::expr(const Expr& e) const {
-  auto a = [&](size_t k) { return expr(e->args[k]); };
+std::string Emitter::expr(const Expr& e, ValueType type) const {
+  auto a = [&](size_t k) { return expr(e->args[k], type); };
+  // A comparison's result: 1 or 0 of `type`.
+  auto compare = [&](const char* op) {
+    return "(" + a(0) + " " + op + " " + a(1) + " ? " + literalText(1.0, type) + " : " + literalText(0.0, type) + ")";
+  };
   switch (e->op) {
     case Op::Access: {
       std::string text = access(e->tensor, e->indices);
       auto h = hoisted_.find(text);
-      return h == hoisted_.end() ? text : h->second;
+      if (h != hoisted_.end()) text = h->second;
+      if (valueTypeOf(e->tensor) == type) return text;
+      return std::string("static_cast<") + cTypeName(type) + ">(" + text + ")";
     }
-    case Op::Literal: return literalText(e->value);
+    case Op::Literal: return literalText(e->value, type);
     case Op::Neg: {  // "(- -1.0)": without the space a negative literal would read as "--" (decrement)
       std::string x = a(0);
       return (x[0] == '-' ? "(- " : "(-") + x + ")";
@@ -162,12 +178,12 @@ std::string Emitter::expr(const Expr& e) const {
     case Op::Div: return "(" + a(0) + " / " + a(1) + ")";
     case Op::Max: return "react_max(" + a(0) + ", " + a(1) + ")";
     case Op::Min: return "react_min(" + a(0) + ", " + a(1) + ")";
-    case Op::Lt: return "(" + a(0) + " < " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Le: return "(" + a(0) + " <= " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Gt: return "(" + a(0) + " > " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Ge: return "(" + a(0) + " >= " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Eq: return "(" + a(0) + " == " + a(1) + " ? 1.0 : 0.0)";
-    case Op::Ne: return "(" + a(0) + " != " + a(1) + " ? 1.0 : 0.0)";
+    case Op::Lt: return compare("<");
+    case Op::Le: return compare("<=");
+    case Op::Gt: return compare(">");
+    case Op::Ge: return compare(">=");
+    case Op::Eq: return compare("==");
+    case Op::Ne: return compare("!=");
     // A call, not "c ? a : b": both operands are then read unconditionally. GCC 12.2 (Debian 12)
     // at -O3 with AVX2 turns a conditional read into masked loads and may use one vector's mask
     // for the next ones (fuzz/regressions/gcc12-masked-load-where.txt).
@@ -178,7 +194,7 @@ std::string Emitter::expr(const Expr& e) const {
 
 void Emitter::compute(const LoopNode& c, const std::string& reduceInto, const std::string& acc) {
   std::string lhs = (!reduceInto.empty() && c.stmt.lhs == reduceInto) ? acc : access(c.stmt.lhs, c.stmt.lhsIndices);
-  std::string rhs = expr(c.stmt.rhs);
+  std::string rhs = expr(c.stmt.rhs, valueTypeOf(c.stmt.lhs));
   if (!c.accumulate) line(lhs + " = " + rhs + ";");
   else if (c.stmt.reduce == ReduceOp::Sum) line(lhs + " += " + rhs + ";");
   else line(lhs + " = react_max(" + lhs + ", " + rhs + ");");
@@ -221,7 +237,7 @@ void Emitter::serialLoopOpen(const IndexLoop& l) {
 
 void Emitter::declareLocals(const LoopNode& n) {
   for (const std::string& l : n.locals) {
-    line("double " + mangle(Role::Scalar, l) + " = " + literalText(identityOf(l)) + ";");
+    line(valueTypeName(l) + " " + mangle(Role::Scalar, l) + " = " + literalText(identityOf(l), valueTypeOf(l)) + ";");
     scalars_.insert(l);
   }
 }
@@ -283,7 +299,7 @@ void Emitter::hoistInvariantReads(const LoopNode& loop, const std::string& reduc
       std::string text = access(e->tensor, e->indices);
       if (hoisted_.count(text)) return;
       std::string name = "hoisted" + std::to_string(hoistedCount_++);
-      line("const double " + name + " = " + text + ";");
+      line("const " + valueTypeName(e->tensor) + " " + name + " = " + text + ";");
       hoisted_[text] = name;
       return;
     }
@@ -331,11 +347,14 @@ std::string Emitter::emit() {
   for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
   // Guarded, so that several kernels can share one translation unit.
   out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
-  out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
+  out_ << "struct ReactTensor { void* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
   std::string q = functionQualifier();
-  out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
-  out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
-  out_ << q << " double react_where(double c, double a, double b) { return c != 0.0 ? a : b; }\n";
+  for (const char* t : {"double", "float"}) {  // every operand of one statement has its type (expr)
+    const std::string T = t;
+    out_ << q << " " << T << " react_max(" << T << " a, " << T << " b) { return a > b ? a : b; }\n";
+    out_ << q << " " << T << " react_min(" << T << " a, " << T << " b) { return a < b ? a : b; }\n";
+    out_ << q << " " << T << " react_where(" << T << " c, " << T << " a, " << T << " b) { return c != 0 ? a : b; }\n";
+  }
   out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
        << "  if (i < 0 || i >= n) { REACT_REPORT(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
@@ -347,7 +366,8 @@ std::string Emitter::emit() {
     const std::string& name = p_.args[k];
     const TensorStorage& s = p_.tensors.at(name);
     std::string a = "t[" + std::to_string(k) + "]", size = mangle(Role::Size, name);
-    line("double* const " + mangle(Role::Values, name) + " = " + a + ".vals;");
+    const std::string type = valueTypeName(name);
+    line(type + "* const " + mangle(Role::Values, name) + " = static_cast<" + type + "*>(" + a + ".vals);");
     if (s.decl.format.isSparse() && s.decl.pattern == name)
       line("const int64_t* const " + mangle(Role::Positions, name) + " = " + a + ".pos; const int32_t* const " +
            mangle(Role::Coordinates, name) + " = " + a + ".crd; const int64_t " + mangle(Role::StoredEntries, name) +

@@ -58,9 +58,15 @@ class Emitter {
   std::string storedSize(const std::string& name) const;  // elements in memory
   void declareSize(const std::string& name);               // its Role::Size constant
   std::string access(const std::string& name, const std::vector<std::string>& idx) const;
-  std::string expr(const Expr& e) const;
-  std::string literalText(double v) const;
+  // `e` computed in `type` (the statement's left-hand side's): every access of a tensor of the
+  // other type is converted, literals are of `type`, so float arithmetic stays float.
+  std::string expr(const Expr& e, ValueType type) const;
+  std::string literalText(double v, ValueType type) const;  // "0.5", "0.5f", "(-INFINITY)"
   double identityOf(const std::string& name) const;
+  // The value type of a tensor, and its C++ name ("float", "double"): of the tensor's values and
+  // of every accumulator, local, scratch, hoisted constant and reducer that holds a value of it.
+  ValueType valueTypeOf(const std::string& tensor) const;
+  std::string valueTypeName(const std::string& tensor) const;
   // A compute statement; writes to `reduceInto` go to the variable `acc` instead.
   void compute(const LoopNode& c, const std::string& reduceInto = "", const std::string& acc = "");
   // The loop header line (a plain serial loop) and the coordinate it binds.
