@@ -53,7 +53,7 @@ auto allocateOrThrow(const std::string& what, int64_t bytes, Allocate&& allocate
 // a float32 tensor's values are float32 values (exactly representable as float), so its host copy
 // converts to a float array and back without loss (the kernel binding does, lower.hpp).
 enum class ValueType { Float32, Float64 };
-const char* toString(ValueType t);  // "float32" / "float64"
+std::string toString(ValueType t);  // "float32" / "float64"
 // "float32" or "float64"; anything else is react::Error
 // "<argument>: unknown value type 'x' (expected float32 or float64)".
 ValueType parseValueType(const std::string& text, const std::string& argument);

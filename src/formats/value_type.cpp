@@ -7,7 +7,7 @@
 
 namespace react {
 
-const char* toString(ValueType t) { return t == ValueType::Float32 ? "float32" : "float64"; }
+std::string toString(ValueType t) { return t == ValueType::Float32 ? "float32" : "float64"; }
 
 ValueType parseValueType(const std::string& text, const std::string& argument) {
   if (text == "float32") return ValueType::Float32;

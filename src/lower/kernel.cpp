@@ -188,6 +188,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     if (d.valueType == ValueType::Float32) {
       if (!b.floats) b.floats = std::make_shared<FloatCopies>();
       t.vals = floatArray(*b.floats, name, values).data();
+      b.float32Bytes += static_cast<int64_t>(sizeof(float) * values.size());
     }
     if (DeviceCopies* dev = b.device.get()) {
       t.vals = dev->upload(t.vals, static_cast<size_t>(valueBytes(d.valueType)) * static_cast<size_t>(t.nnz));

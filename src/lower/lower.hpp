@@ -166,8 +166,8 @@ struct FloatCopies;
 // inputs are copied to the device once here, and outputs come back only on download().
 // A float32 tensor (TensorDecl::valueType) is a float array for the kernel: bind converts each
 // float32 input's values (rounding them when they were given as float64) and allocates each
-// float32 output's array once, a copy of 4 bytes per value besides the host tensor; float32
-// outputs come back into `outputs` only on download(), on the host too.
+// float32 output's array once, a copy of 4 bytes per value besides the host tensor (counted in
+// float32Bytes); float32 outputs come back into `outputs` only on download(), on the host too.
 struct BoundKernel {
   const Kernel* kernel = nullptr;
   TensorValues outputs;           // host copies of the results (after download() on a device or as float32)
@@ -175,6 +175,7 @@ struct BoundKernel {
   std::vector<int64_t> sizes;
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
   std::shared_ptr<FloatCopies> floats;   // the float32 tensors' float arrays on the host; null when none
+  int64_t float32Bytes = 0;              // their size
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
   int64_t temporaryBytes = 0;
