@@ -1,0 +1,20 @@
+// How names and user text are spelt in generated code and in the IR's text form.
+#pragma once
+
+#include "lower/ir/ir.hpp"
+
+namespace react::ir {
+
+// The one way a Name becomes an identifier: the role's prefix (letters and one '_') and the name.
+// User names and react's own identifiers thus live in disjoint spaces: every Generated name
+// (react_*, lane_acc, acc, hoisted0, ...) and every macro of the headers kernels include lacks
+// these prefixes, and the text before the first '_' says the role, so no two (role, name) pairs
+// give one identifier.
+std::string mangle(const Name& n);
+// User text as a C++ string literal, and as text that cannot end a // comment.
+std::string stringLiteral(const std::string& text);
+std::string commentText(const std::string& text);
+// A double as C++ source that reads back as the same double ("1.0", "(-INFINITY)").
+std::string literalText(double v);
+
+}  // namespace react::ir
