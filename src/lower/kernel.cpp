@@ -11,8 +11,8 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) { return
 Kernel Kernel::compile(const IndexTree& tree, const CompileOptions& options) {
   Kernel k;
   k.tree_ = tree;
-  k.loops_ = lowerToLoops(k.tree_);
-  k.source_ = emitSource(k.loops_, options.target, options.emit);
+  k.loops_ = scheduleLoops(lowerToLoops(k.tree_), options.target, options.emit);
+  k.source_ = printSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
   k.target_ = options.target;
   if (options.target == Target::Kokkos) k.lib_.runtime.initialize();
@@ -33,8 +33,8 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
     EmitOptions emit = options.emit;
     emit.functionName = options.emit.functionName + "_" + std::to_string(n);
     k.tree_ = trees[n];
-    k.loops_ = lowerToLoops(k.tree_);
-    k.source_ = emitSource(k.loops_, options.target, emit);
+    k.loops_ = scheduleLoops(lowerToLoops(k.tree_), options.target, emit);
+    k.source_ = printSource(k.loops_, options.target, emit);
     source += k.source_;
   }
   if (trees.empty()) return kernels;

@@ -187,7 +187,7 @@ class Kernel {
   std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;
 
   const IndexTree& tree() const { return tree_; }
-  const LoopProgram& loops() const { return loops_; }
+  const LoopProgram& loops() const { return loops_; }  // the loop IR after the target's passes
   const std::string& source() const { return source_; }
   const CompiledLibrary& library() const { return lib_; }
   Target target() const { return target_; }

@@ -4,6 +4,8 @@
 
 #include "lower/lower.hpp"
 
+#include <functional>
+
 namespace react::passes {
 
 // Kokkos: the loops of a parallel row go to the row's vector lanes. A loop of independent
@@ -40,5 +42,12 @@ LoopProgram lowerAccesses(const LoopProgram& p);
 // Every load and store of a tensor's values checks its offset against the tensor's size, and a
 // violation aborts naming the access (EmitOptions::boundsCheck).
 LoopProgram checkBounds(const LoopProgram& p);
+
+// A target's passes in the order scheduleLoops runs them (the loop IR verifier after each).
+struct Pass {
+  std::string name;  // as golden tests name it: "lane-mapping", "hoist-reads", ...
+  std::function<LoopProgram(const LoopProgram&)> run;
+};
+std::vector<Pass> pipeline(Target target, const EmitOptions& options);
 
 }  // namespace react::passes

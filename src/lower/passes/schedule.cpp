@@ -4,24 +4,33 @@
 
 namespace react {
 
+namespace passes {
+
+std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
+  std::vector<Pass> passes;
+  if (target == Target::Kokkos) {
+    passes.push_back({"lane-mapping", mapLanes});
+    bool forced = options.laneLoopsOutermost;
+    passes.push_back({"interchange", [forced](const LoopProgram& p) { return interchangeLaneLoops(p, forced); }});
+    passes.push_back({"register-accumulation", accumulateInRegisters});
+    passes.push_back({"hoist-reads", hoistInvariantReads});
+  } else {
+    passes.push_back({"hoist-reads", hoistInvariantReads});
+    passes.push_back({"vectorize", vectorizeInnermost});
+  }
+  passes.push_back({"lower-accesses", lowerAccesses});
+  if (options.boundsCheck) passes.push_back({"bounds-check", checkBounds});
+  return passes;
+}
+
+}  // namespace passes
+
 LoopProgram scheduleLoops(const LoopProgram& p, Target target, const EmitOptions& options) {
   LoopProgram s = p;
-  auto run = [&](LoopProgram (*pass)(const LoopProgram&)) {
-    s = pass(s);
+  for (const passes::Pass& pass : passes::pipeline(target, options)) {
+    s = pass.run(s);
     ir::verify(s);
-  };
-  if (target == Target::Kokkos) {
-    run(passes::mapLanes);
-    s = passes::interchangeLaneLoops(s, options.laneLoopsOutermost);
-    ir::verify(s);
-    run(passes::accumulateInRegisters);
-    run(passes::hoistInvariantReads);
-  } else {
-    run(passes::hoistInvariantReads);
-    run(passes::vectorizeInnermost);
   }
-  run(passes::lowerAccesses);
-  if (options.boundsCheck) run(passes::checkBounds);
   return s;
 }
 
