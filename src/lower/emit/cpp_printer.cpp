@@ -41,11 +41,7 @@ std::string CppPrinter::expr(const Expr& e) const {
     case ExprKind::FloatImm: return literalText(e->floatValue);
     case ExprKind::StringImm: return stringLiteral(e->text);
     case ExprKind::Var: return mangle(e->name);
-    case ExprKind::Load: {  // the offset without the parentheses of its outermost operation
-      std::string offset = a(0);
-      bool arithmetic = e->args[0]->kind == ExprKind::Binary && !isComparison(e->args[0]->op);
-      return mangle(e->name) + "[" + (arithmetic ? offset.substr(1, offset.size() - 2) : offset) + "]";
-    }
+    case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
     case ExprKind::Neg: {  // "(- -1.0)": without the space a negative literal would read as "--" (decrement)
       std::string x = a(0);
       return (x[0] == '-' ? "(- " : "(-") + x + ")";

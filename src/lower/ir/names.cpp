@@ -57,4 +57,9 @@ std::string literalText(double v) {
   return s;
 }
 
+std::string subscript(const Expr& offset, const std::string& text) {
+  bool arithmetic = offset->kind == ExprKind::Binary && !isComparison(offset->op);
+  return arithmetic ? text.substr(1, text.size() - 2) : text;
+}
+
 }  // namespace react::ir

@@ -17,4 +17,7 @@ std::string commentText(const std::string& text);
 // A double as C++ source that reads back as the same double ("1.0", "(-INFINITY)").
 std::string literalText(double v);
 
+// An offset's printed text as a subscript: without the parentheses of its outermost arithmetic.
+std::string subscript(const Expr& offset, const std::string& text);
+
 }  // namespace react::ir

@@ -109,11 +109,7 @@ std::string print(const Expr& e) {
       for (size_t d = 0; d < e->indices.size(); ++d) s += (d ? "," : "") + e->indices[d];
       return s + ")";
     }
-    case ExprKind::Load: {  // the offset without the parentheses of its outermost operation
-      std::string offset = a(0);
-      bool arithmetic = e->args[0]->kind == ExprKind::Binary && !isComparison(e->args[0]->op);
-      return mangle(e->name) + "[" + (arithmetic ? offset.substr(1, offset.size() - 2) : offset) + "]";
-    }
+    case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
     case ExprKind::Neg: return "(-" + a(0) + ")";
     case ExprKind::Binary: return "(" + a(0) + " " + opText(e->op) + " " + a(1) + ")";
     case ExprKind::Call: {
