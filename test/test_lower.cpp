@@ -91,8 +91,8 @@ TEST_CASE("lowering: OpenMP emitter equals the interpreter in every mode") { che
 
 TEST_CASE("lowering: Kokkos emitter equals the interpreter in every mode") { checkTarget(Target::Kokkos, 25); }
 
-// On a GPU a lane loop below serial loops is interchanged to the outside (passes/interchange.cpp,
-// laneChain); forcing that order here tests it against the interpreter without a GPU.
+// On a GPU a lane loop below serial loops is interchanged to the outside (passes/interchange.cpp);
+// forcing that order here tests it against the interpreter without a GPU.
 TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpreter") {
   checkTarget(Target::Kokkos, 25, 0, true);
 }
