@@ -172,9 +172,8 @@ class TreeLowering {
       body.push_back(compute(top));
       return nest(name, std::move(body));
     }
-    std::vector<Stmt> children;
     LevelIteration it = iterateLevel(top.loop, [&](const std::string& i) { return extent(i); });
-    children = it.bind;
+    std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
     auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
     for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s)});
@@ -195,8 +194,7 @@ class TreeLowering {
       top->reduceVar = acc;
       top->reduceOp = outer.op;
       Update u = outer.op == ReduceOp::Sum ? Update::Add : Update::Max;
-      std::vector<Stmt> body = RetargetWrites(outer.reduceTensor, var(acc, Type::Float64)).mutate(top->body);
-      top->body = std::move(body);
+      top->body = retargetWrites(top->body, outer.reduceTensor, var(acc, Type::Float64));
       return block({let(acc, Type::Float64, floatImm(reduceIdentity(outer.op)), true), top,
                     assign(outer.reduceTarget, var(acc, Type::Float64), u)});
     }
@@ -215,19 +213,6 @@ class TreeLowering {
   }
 
  private:
-  // Every write to one tensor goes to an accumulator instead.
-  struct RetargetWrites : Mutator {
-    RetargetWrites(std::string tensor, ir::Expr target) : tensor(std::move(tensor)), target(std::move(target)) {}
-    std::string tensor;
-    ir::Expr target;
-    Stmt visit(const Stmt& s) override {
-      if (s->kind != StmtKind::Assign || writtenTensor(*s) != tensor) return mutateChildren(s);
-      auto n = copy(s);
-      n->target = target;
-      return n;
-    }
-  };
-
   const IndexTree& t_;
   LoopProgram& p_;
   std::map<std::string, std::vector<std::string>> producerIndices_;

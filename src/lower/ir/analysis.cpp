@@ -71,7 +71,6 @@ IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::strin
   std::set<Name> locals;                // variables declared inside the loop
   std::function<void(const Stmt&)> writes = [&](const Stmt& s) {
     if (s->kind == StmtKind::Let) locals.insert(s->name);
-    if (s->kind == StmtKind::For && !s->reduceVar.text.empty()) locals.insert(s->reduceVar);
     if (s->kind == StmtKind::Assign) {
       const Expr& t = s->target;
       if (t->kind == ExprKind::Var) {

@@ -19,7 +19,7 @@
 namespace react::ir {
 
 // What an identifier in generated code stands for. Every name the IR holds carries its role; the
-// printer spells it (mangle), so user names and react's own names never meet (emit/names.cpp).
+// printer spells it (mangle, ir/names.hpp), so user names and react's own names never meet.
 enum class Role {
   Values,         // a tensor's values: a dense array, or a sparse tensor's stored values
   Positions,      // a compressed level's positions (parent entries + 1)
@@ -70,8 +70,8 @@ struct ExprNode {
   double floatValue = 0;          // FloatImm
   std::string text;               // StringImm
   Name name;                      // Var; Load: the array
-  std::string tensor;             // Access
-  std::vector<std::string> indices;  // Access: one logical index per dimension
+  std::string tensor;             // Access; Load of values: the access it came from (bounds checks)
+  std::vector<std::string> indices;  // the same: one logical index per dimension
   BinOp op = BinOp::Add;          // Binary
   Callee callee = Callee::Exp;    // Call
   std::vector<Expr> args;         // operands; Load: {offset}
@@ -178,11 +178,10 @@ std::string print(const Stmt& s);
 std::string print(const Expr& e);
 std::string print(const KernelIR& k);
 
-// Checks what every pass must keep; throws InternalError (via internalError) naming the statement:
-// every Var is declared before use in its scope; counters are not redeclared in scope; Accesses
-// name a known tensor with one index per dimension, each bound; Vector and LaneReduce loops sit
-// inside a Parallel loop or are OpenMP simd loops of a serial context; ParallelReduce and
-// LaneReduce name a declared mutable accumulator.
+// Checks what every pass must keep; throws an "internal compiler error" naming the statement:
+// every Var is declared before use in its scope; a counter is not bound twice; accesses name a
+// known tensor with one index per dimension, each bound; only declared mutable variables and memory
+// are assigned; ParallelReduce and LaneReduce name a declared mutable accumulator.
 void verify(const KernelIR& k);
 
 }  // namespace react::ir

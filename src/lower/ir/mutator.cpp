@@ -41,6 +41,23 @@ Stmt Mutator::mutateChildren(const Stmt& s) {
   return changed ? n : s;
 }
 
+std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const std::string& tensor, const Expr& target) {
+  struct Retarget : Mutator {
+    const std::string* tensor;
+    const Expr* target;
+    Stmt visit(const Stmt& s) override {
+      bool writesTensor = s->kind == StmtKind::Assign && s->target->kind == ExprKind::Access && s->target->tensor == *tensor;
+      if (!writesTensor) return mutateChildren(s);
+      auto n = copy(s);
+      n->target = *target;
+      return n;
+    }
+  } retarget;
+  retarget.tensor = &tensor;
+  retarget.target = &target;
+  return retarget.mutate(body);
+}
+
 void forEachStmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   f(s);
   for (const Stmt& c : s->body) forEachStmt(c, f);

@@ -26,6 +26,9 @@ class Mutator {
   Stmt mutateChildren(const Stmt& s);
 };
 
+// The statements with every assignment to `tensor` redirected to `target` (an accumulator).
+std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const std::string& tensor, const Expr& target);
+
 // Read-only walks, in execution (pre-)order.
 void forEachStmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 void forEachStmt(const std::vector<Stmt>& body, const std::function<void(const Stmt&)>& f);

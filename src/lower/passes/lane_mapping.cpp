@@ -21,19 +21,6 @@ Expr trips(const StmtNode& loop) {
   return binary(BinOp::Div, call(Callee::ToFloat64, {entries}, Type::Float64), call(Callee::ToFloat64, {atLeastOne}, Type::Float64));
 }
 
-// Every write to `tensor` goes to the accumulator instead.
-struct Retarget : Mutator {
-  Retarget(std::string tensor, Expr acc) : tensor(std::move(tensor)), acc(std::move(acc)) {}
-  std::string tensor;
-  Expr acc;
-  Stmt visit(const Stmt& s) override {
-    if (s->kind != StmtKind::Assign || writtenTensor(*s) != tensor) return mutateChildren(s);
-    auto n = copy(s);
-    n->target = acc;
-    return n;
-  }
-};
-
 struct LaneMapping : Mutator {
   explicit LaneMapping(const LoopProgram& p) : p(p) {}
   const LoopProgram& p;
@@ -76,7 +63,8 @@ struct LaneMapping : Mutator {
     forEachStmt(c, [&](const Stmt& s) {
       if (s->kind == StmtKind::Assign && writtenTensor(*s) == c->reduceTensor) target = s->target;
     });
-    auto loop = copy(Retarget(c->reduceTensor, accVar).mutate(c));
+    auto loop = copy(c);
+    loop->body = retargetWrites(c->body, c->reduceTensor, accVar);
     loop->schedule = Schedule::LaneReduce;
     loop->reduceVar = acc;
     Update u = c->reduceOp == ReduceOp::Sum ? Update::Add : Update::Max;
