@@ -159,7 +159,7 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     found = true;
   }
   // Only re-associations are rejected; the program as written is checked, so it always fuses.
-  REACT_ASSERT(found, "auto: every candidate was rejected, the program as written too: " + d.candidates.front().rejected);
+  REACT_ASSERT(found, "auto: no candidate, not even the program as written");
   return d;
 }
 

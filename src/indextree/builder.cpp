@@ -79,15 +79,8 @@ ChainPlan planChain(const Statement& s, const std::map<std::string, TensorStorag
   return plan;
 }
 
-}  // namespace
-
-Legality chainLegality(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
-  return planChain(s, tensors).legality;
-}
-
-TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
-  ChainPlan plan = planChain(s, tensors);
-  REACT_ASSERT(plan.legality.ok(), "buildChain on a statement no loop nest can iterate: " + plan.legality.why);
+// The chain of a legal plan: its loops around the compute node.
+TreeNode chainOf(const Statement& s, const ChainPlan& plan) {
   TreeNode node = TreeNode::compute(s);
   for (auto it = plan.loops.rbegin(); it != plan.loops.rend(); ++it) {
     TreeNode loop = TreeNode::index(*it);
@@ -97,14 +90,26 @@ TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorag
   return node;
 }
 
+}  // namespace
+
+Legality chainLegality(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  return planChain(s, tensors).legality;
+}
+
+TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  ChainPlan plan = planChain(s, tensors);
+  REACT_ASSERT(plan.legality.ok(), "buildChain on a statement no loop nest can iterate: " + plan.legality.why);
+  return chainOf(s, plan);
+}
+
 IndexTree buildIndexTree(const Program& p) {
   IndexTree t;
   t.indexSizes = p.indexSizes;
   for (const auto& [name, decl] : p.tensors) t.tensors[name] = TensorStorage{decl, std::vector<bool>(decl.shape.size(), true)};
   for (const Statement& s : p.statements) {
-    Legality legality = chainLegality(s, t.tensors);
-    if (!legality.ok()) throw Error(legality.why);
-    t.root.children.push_back(buildChain(s, t.tensors));
+    ChainPlan plan = planChain(s, t.tensors);
+    if (!plan.legality.ok()) throw Error(plan.legality.why);  // the user's program
+    t.root.children.push_back(chainOf(s, plan));
   }
   return t;
 }
