@@ -1,6 +1,7 @@
 // react-fuzz: differential fuzzing of the whole compiler on random programs (fuzz/driver.hpp).
 #include "fuzz/driver.hpp"
 #include "fuzz/reproducer.hpp"
+#include "internal_error_report.hpp"
 
 #include <iostream>
 #include <sstream>
@@ -17,7 +18,8 @@ Generates random programs (seeds S, S+1, ...) and checks, for each: the interpre
 tree against the dense reference evaluator and Eigen; the interpreter on every fused tree against
 the unfused one; JIT kernels of every (mode, emitter), many programs per translation unit, against
 the interpreter. A mismatch is minimised and written to DIR/mismatch-SEED.txt; the exit status is
-then 1.
+then 1. An internal compiler error in a check is a mismatch like any other; outside the checks
+(generating a program, reading a reproducer) it exits 70; a bad argument exits 2.
 
 options:
   --programs N            programs to check (default 100)
@@ -125,6 +127,8 @@ int main(int argc, char** argv) {
               << " kernel runs, " << s.mismatchFiles.size() << " mismatches in " << static_cast<int>(s.seconds) << " s\n";
     for (const std::string& f : s.mismatchFiles) std::cout << "  " << f << "\n";
     return s.mismatchFiles.empty() ? 0 : 1;
+  } catch (const InternalError& e) {
+    return apps::reportInternalError("react-fuzz", e, argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "react-fuzz: " << e.what() << "\n";
     return 2;

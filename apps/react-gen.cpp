@@ -1,5 +1,6 @@
 // react-gen: compile tensor expressions into kernels, print the trees and source, run and time them.
 // Command-line conventions follow TACO's `taco` tool.
+#include "internal_error_report.hpp"
 #include "lower/lower.hpp"
 
 #include <omp.h>
@@ -54,6 +55,10 @@ options:
                      JIT cache (done once per thread count otherwise, on first use of auto)
   --help             this text
 Printing options print without running unless -o or -time is also given.
+
+exit status: 0 done; 1 an error in the input (a statement, an argument, a file), named on
+stderr; 2 an unexpected failure (out of memory outside a checked allocation, ...); 70 an internal
+compiler error: a bug in react, reported with the command line to send.
 )";
 
 [[noreturn]] void argError(const std::string& arg, const std::string& what) {
@@ -413,7 +418,7 @@ int run(int argc, char** argv) {
 
   auto start = std::chrono::steady_clock::now();
   Kernel kernel = Kernel::compile(tree, options);
-  if (kernel.source() != source) throw std::logic_error("the compiled source differs from the printed one");
+  REACT_ASSERT(kernel.source() == source, "the compiled source differs from the printed one");
   std::printf("compile: %.3f s (%s %s)\n", seconds(start, std::chrono::steady_clock::now()),
               kernel.library().cacheHit ? "cached" : "compiled", kernel.library().libraryPath.c_str());
   std::printf("threads: %d\n", o.target == Target::OpenMP ? omp_get_max_threads() : 1);
@@ -452,7 +457,9 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const Error& e) {
     std::fprintf(stderr, "react-gen: %s\n", e.what());
-    return 1;
+    return apps::kExitUserError;
+  } catch (const InternalError& e) {
+    return apps::reportInternalError("react-gen", e, argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "react-gen: internal error: %s\n", e.what());
     return 2;

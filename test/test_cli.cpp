@@ -42,6 +42,9 @@ TEST_CASE("react-gen: input errors name the argument") {
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -g=B:u", "unknown tensor 'C'");
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -i=B:" + matrix("power") + " -g=C:u -d=k:8", "");
   requireError("", "no statement given");
+  // An error found on the way through fusion mode auto is still the user's: status 1, not 70.
+  requireError("'A = S * (B @ C)' -f=S:csr -d=S:40x40 -d=B:40x8 -d=C:8x40 -fusion=auto",
+               "auto: no statistics for csr input 'S'");
 }
 
 TEST_CASE("react-gen: prints trees and source without running, times with -time") {

@@ -87,18 +87,26 @@ TEST_CASE("dependence graph: producers before consumers, reachability") {
 namespace {
 IndexTree normRow() { return buildIndexTree(kernelProgram("norm_row", small())); }
 
+// checkTree names the rule; verifyTree, for a tree from a user, throws it as a user error.
 void requireRejected(const IndexTree& t, const std::string& fragment) {
-  try {
-    verifyTree(t);
-    FAIL("the verifier accepted a broken tree:\n" << printTree(t));
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find(fragment) != std::string::npos);
-  }
+  Legality legality = checkTree(t);
+  INFO(legality.why);
+  REQUIRE_FALSE(legality.ok());
+  CHECK(legality.why.find(fragment) != std::string::npos);
+  CHECK_THROWS_WITH_AS(verifyTree(t), legality.why.c_str(), Error);
 }
 }  // namespace
 
-TEST_CASE("verifier: accepts built trees") { CHECK_NOTHROW(verifyTree(normRow())); }
+TEST_CASE("verifier: accepts built trees") {
+  CHECK(checkTree(normRow()).ok());
+  CHECK_NOTHROW(verifyTree(normRow()));
+}
+
+TEST_CASE("verifier: a compute node naming an undeclared tensor") {
+  IndexTree t = normRow();
+  t.tensors.erase("T0");
+  requireRejected(t, "tensor 'T0' is not declared");
+}
 
 TEST_CASE("verifier: an index bound twice on a path") {
   IndexTree t = normRow();

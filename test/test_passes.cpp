@@ -109,9 +109,9 @@ TEST_CASE("loop IR verifier: a pass that breaks a rule is an internal error") {
   LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
   LoopProgram broken = p;
   broken.body.push_back(ir::assign(ir::var(ir::Name{ir::Role::Scalar, "undeclared"}, ir::Type::Float64), ir::floatImm(1.0)));
-  CHECK_THROWS_WITH_AS(ir::verify(broken), doctest::Contains("internal compiler error: loop IR verifier"), Error);
+  CHECK_THROWS_WITH_AS(ir::verify(broken), doctest::Contains("internal compiler error: loop IR verifier"), InternalError);
   LoopProgram unbound = p;
   unbound.body.push_back(ir::assign(ir::access("A", {"i", "j"}), ir::floatImm(1.0)));
-  CHECK_THROWS_WITH_AS(ir::verify(unbound), doctest::Contains("index 'i' is not bound here"), Error);
+  CHECK_THROWS_WITH_AS(ir::verify(unbound), doctest::Contains("index 'i' is not bound here"), InternalError);
   CHECK_NOTHROW(ir::verify(p));
 }

@@ -5,23 +5,17 @@
 // I/O and seeded synthetic generators. Nothing here knows about expressions or kernels.
 #pragma once
 
+#include "formats/errors.hpp"
+
 #include <Eigen/SparseCore>
 
 #include <cstdint>
 #include <new>
-#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace react {
-
-// Every user-facing input error (bad file, bad expression, bad argument) is a react::Error whose
-// message names where the problem is; apps print what() and exit non-zero.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Sizes. Every element count computed from user input (a shape, a file's size line, index extents)

@@ -117,11 +117,7 @@ bool inlineOne(IndexTree& t, std::vector<Statement>& stmts) {
       else ok = false;
     }
     // One nest must still be able to iterate each statement (no co-iteration of two patterns).
-    try {
-      for (size_t i = 0; i < inlined.size() && ok; ++i) buildChain(inlined[i].second, t.tensors);
-    } catch (const Error&) {
-      ok = false;
-    }
+    for (size_t i = 0; i < inlined.size() && ok; ++i) ok = chainLegality(inlined[i].second, t.tensors).ok();
     if (!ok || inlined.empty()) {
       t.indexSizes = sizesBefore;
       continue;

@@ -37,13 +37,11 @@ IndexTree sparsePropagation(const IndexTree& t) {
     IndexTree trial = out;
     trial.tensors[name].decl.format = Format::csr();
     trial.tensors[name].decl.pattern = *pattern;
-    try {
-      // The producer must be able to iterate the pattern (no second sparse pattern on its loops).
-      for (const Statement& s : fusion::statementsOf(trial))
-        if (s.lhs == name) buildChain(s, trial.tensors);
-    } catch (const Error&) {
-      continue;
-    }
+    // The producer must be able to iterate the pattern (no second sparse pattern on its loops).
+    bool iterable = true;
+    for (const Statement& s : fusion::statementsOf(trial))
+      if (s.lhs == name) iterable = iterable && chainLegality(s, trial.tensors).ok();
+    if (!iterable) continue;
     out = std::move(trial);
     changed.insert(name);
   }

@@ -202,7 +202,7 @@ std::vector<Association> allAssociations(int factors) {
   return associations(0, factors);
 }
 
-Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
+Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
   if (chains.size() != orders.size()) throw Error("associate: one association per chain is needed");
   std::map<size_t, size_t> rootOf;  // statement -> chain it is the root of
   std::set<size_t> inner;
@@ -239,7 +239,14 @@ Program associate(const Program& p, const std::vector<ProductChain>& chains, con
     for (Statement& s : builder.build(orders[root->second])) split.program.statements.push_back(std::move(s));
   }
   split.origin.assign(split.program.statements.size(), 0);
-  return detail::finishProgram(split);
+  detail::InferredProgram inferred = detail::inferProgram(split);
+  return {std::move(inferred.program), std::move(inferred.legality)};
+}
+
+Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
+  Reassociation r = reassociate(p, chains, orders);
+  if (!r.legality.ok()) throw Error(r.legality.why);
+  return r.program;
 }
 
 }  // namespace react

@@ -56,7 +56,7 @@ const char* opName(Op op) {
     case Op::Where: return "where";
     case Op::Reduce: return "reduce";
   }
-  return "?";
+  internalError("an Op outside the enumeration: " + std::to_string(static_cast<int>(op)));
 }
 
 double reduceIdentity(ReduceOp r) {

@@ -203,9 +203,16 @@ Association currentAssociation(const Program& p, const ProductChain& chain);
 // Every association of `factors` factors (Catalan(factors - 1) trees), left-to-right one first.
 std::vector<Association> allAssociations(int factors);
 // `p` with chains[c] computed as orders[c]: the chains' temporaries are replaced by new ones,
-// placed where the chain's root was; the result is checked and its formats inferred again.
-// Throws react::Error when that program is not supported (e.g. a csr operand spread over a
-// temporary that would need a dense result).
+// placed where the chain's root was; the result is checked and its formats inferred again. That
+// program may not be supported (e.g. a csr operand spread over a temporary that would need a dense
+// result): then `legality` says why, at the statement's position (auto rejects the candidate).
+// Throws react::Error for orders that do not fit the chains.
+struct Reassociation {
+  Program program;  // when legality.ok()
+  Legality legality;
+};
+Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
+// reassociate's program; throws react::Error with its reason when that program is not supported.
 Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
 
 // ---------------------------------------------------------------------------------------------

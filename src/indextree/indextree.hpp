@@ -79,20 +79,30 @@ struct IndexTree {
 // order. Loop order: a sparse left-hand side iterates its pattern first; otherwise indices in order
 // of first appearance over the right-hand side then the left, a compressed level placed after its
 // row index. A compressed level of a CSR operand becomes a Sparse node over its pattern.
+// Throws react::Error (chainLegality's reason) for a statement no loop nest can iterate.
 IndexTree buildIndexTree(const Program& p);
-// One statement's chain (exposed for passes that rebuild a statement's loops).
+// Whether one loop nest can iterate `s` over `tensors`: not when an index would iterate two
+// sparse patterns, a csr access lacks two distinct indices, or no order nests every compressed
+// level under its row index. Passes ask before they rebuild a statement's loops.
+Legality chainLegality(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
+// One statement's chain (exposed for passes that rebuild a statement's loops). A statement
+// chainLegality rejects is an InternalError: callers ask first.
 TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
 
 std::string printTree(const IndexTree& t);  // box-drawing text, as in DESIGN.md §3
 std::string printDot(const IndexTree& t);   // Graphviz
 
-// Checks the rules every pass must keep; throws react::Error naming the node (by its path from the
-// root, e.g. "root/i (D)/j (S: S row i)") and the rule broken:
+// The rules every pass must keep; the first one `t` breaks, as a message naming the node (by its
+// path from the root, e.g. "root/i (D)/j (S: S row i)") and the rule:
+//  - every tensor a compute node names is declared;
 //  - every index is bound at most once on any root-to-leaf path;
 //  - every Sparse node sits under the index node of its parent (row) index;
 //  - every index a compute node uses is bound on its path; sparse accesses are at a bound position;
 //  - every temporary is written before it is read, on every path (program order over the leaves);
 //  - a reset of a temporary comes after the last consumer of the value it clears.
+// The fusion pipeline checks every pass's tree with it (a broken one is an InternalError).
+Legality checkTree(const IndexTree& t);
+// checkTree for a tree a user hands to react (interpret): throws react::Error with its reason.
 void verifyTree(const IndexTree& t);
 
 // Producer -> consumer dependences between compute nodes (Boost.Graph). Vertices are compute

@@ -110,7 +110,7 @@ class Interpreter {
       // The position bound by the sparse loop over this access's column index (several loops may
       // iterate one pattern, nested, under different rows).
       auto it = position_.find(idx[1]);
-      if (it == position_.end()) throw Error("interpreter: '" + name + "' read outside a loop over its pattern");
+      REACT_ASSERT(it != position_.end(), "interpreter: '" + name + "' read outside a loop over its pattern");
       return st.values[static_cast<size_t>(it->second)];
     }
     int64_t off = 0;
@@ -145,7 +145,7 @@ class Interpreter {
       case Op::Eq: return a[0] == a[1];
       case Op::Ne: return a[0] != a[1];
       case Op::Where: return a[0] != 0.0 ? a[1] : a[2];
-      default: throw Error("interpreter: unexpected operator '" + std::string(opName(e->op)) + "'");
+      default: internalError("interpreter: unexpected operator '" + std::string(opName(e->op)) + "'");
     }
   }
 

@@ -98,7 +98,7 @@ class TreeLowering {
       case Op::Eq: return binary(BinOp::Eq, a(0), a(1));
       case Op::Ne: return binary(BinOp::Ne, a(0), a(1));
       case Op::Where: return fn(Callee::Where);
-      default: throw Error("internal compiler error: lowering met operator '" + std::string(opName(e->op)) + "'");
+      default: internalError("lowering met operator '" + std::string(opName(e->op)) + "'");
     }
   }
 

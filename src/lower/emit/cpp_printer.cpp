@@ -69,7 +69,7 @@ std::string CppPrinter::expr(const Expr& e) const {
       break;
     case ExprKind::Access: break;
   }
-  throw Error("internal compiler error: the printer met " + ir::print(e) + " (accesses are lowered before printing)");
+  internalError("the printer met " + ir::print(e) + " (accesses are lowered before printing)");
 }
 
 void CppPrinter::body(const std::vector<Stmt>& b) {

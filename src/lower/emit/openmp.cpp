@@ -70,7 +70,7 @@ class OpenMPPrinter : public CppPrinter {
         line("#pragma omp simd");
         return serialLoop(l);
       default:
-        throw Error(std::string("internal compiler error: OpenMP has no ") + toString(l.schedule) + " loops");
+        internalError(std::string("OpenMP has no ") + toString(l.schedule) + " loops");
     }
   }
 };

@@ -24,7 +24,7 @@ class Verifier {
  private:
   [[noreturn]] void fail(const std::string& what, const Stmt& s) const {
     std::string text = print(s);
-    throw Error("internal compiler error: loop IR verifier: " + what + " in: " + text.substr(0, text.find('\n')));
+    internalError("loop IR verifier: " + what + " in: " + text.substr(0, text.find('\n')));
   }
 
   void declare(const Name& n, bool isMutable) { scopes_.back()[n] = isMutable; }
