@@ -31,7 +31,7 @@ std::string CppPrinter::typeName(Type t) {
     case Type::Int64: return "int64_t";
     case Type::Float64: return "double";
   }
-  return "?";
+  internalError("a value outside its enumeration");
 }
 
 std::string CppPrinter::expr(const Expr& e) const {

@@ -1,5 +1,6 @@
 // Node construction and structural equality of the loop IR.
 #include "lower/ir/ir.hpp"
+#include "formats/errors.hpp"
 
 namespace react::ir {
 
@@ -10,7 +11,7 @@ const char* toString(Type t) {
     case Type::Int64: return "i64";
     case Type::Float64: return "f64";
   }
-  return "?";
+  internalError("a value outside its enumeration");
 }
 
 const char* toString(Schedule s) {
@@ -21,7 +22,7 @@ const char* toString(Schedule s) {
     case Schedule::Vector: return "vector";
     case Schedule::LaneReduce: return "lane-reduce";
   }
-  return "?";
+  internalError("a value outside its enumeration");
 }
 
 namespace {

@@ -1,4 +1,5 @@
 // The loop IR's text form: what golden tests compare and `react-gen -print-loops` shows.
+#include "formats/errors.hpp"
 #include "lower/ir/names.hpp"
 
 #include <sstream>
@@ -118,7 +119,7 @@ std::string print(const Expr& e) {
       return s + ")";
     }
   }
-  return "?";
+  internalError("a value outside its enumeration");
 }
 
 std::string print(const Stmt& s) {
