@@ -132,7 +132,7 @@ class ChainBuilder {
     for (const Expr& e : {l, r}) {
       if (e->op != Op::Access) continue;
       auto d = p_.tensors.find(e->tensor);
-      bool csr = d != p_.tensors.end() && d->second.format.isSparse();
+      bool csr = d != p_.tensors.end() && d->second.format.hasSparseLevel();
       std::vector<std::string> a1 = e->indices, a2 = idx;
       std::sort(a1.begin(), a1.end());
       std::sort(a2.begin(), a2.end());

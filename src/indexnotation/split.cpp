@@ -42,7 +42,7 @@ class Splitter {
   explicit Splitter(const Program& p) : p_(p) {
     for (const auto& [name, decl] : p.tensors) {
       taken_.insert(name);
-      if (decl.format.isSparse()) csr_.insert(name);
+      if (decl.format.hasSparseLevel()) csr_.insert(name);
     }
     for (const Statement& s : p.statements) {
       taken_.insert(s.lhs);

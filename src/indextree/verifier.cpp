@@ -25,7 +25,7 @@ void checkLoops(const TreeNode& n, const Path& path) {
   if (n.kind == NodeKind::Compute && !n.children.empty()) fail(path, n, "a compute node has children");
   if (n.kind != NodeKind::Index) return;
   if (binder(path, n.loop.index)) fail(path, n, "index '" + n.loop.index + "' is bound twice on this path");
-  if (n.loop.kind == LoopKind::Sparse && !binder(path, n.loop.parentIndex))
+  if (n.loop.kind == LoopKind::Sparse && !n.loop.parentIndex.empty() && !binder(path, n.loop.parentIndex))
     fail(path, n, "sparse loop over '" + n.loop.pattern + "' is not nested under its row index '" +
                       n.loop.parentIndex + "'");
 }
@@ -37,11 +37,9 @@ void checkCompute(const IndexTree& t, const TreeNode& n, const Path& path) {
     if (!binder(path, x)) fail(path, n, "index '" + x + "' is not bound by an enclosing loop");
   auto checkSparse = [&](const std::string& name, const std::vector<std::string>& idx) {
     const TensorStorage& s = t.tensor(name);
-    if (!s.decl.format.isSparse() || s.shrunk()) return;
-    const TreeNode* loop = idx.size() == 2 ? binder(path, idx[1]) : nullptr;
-    if (!loop || loop->loop.kind != LoopKind::Sparse || loop->loop.pattern != s.decl.pattern ||
-        loop->loop.parentIndex != idx[0])
-      fail(path, n, "csr tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
+    if (!s.decl.format.hasSparseLevel() || s.shrunk()) return;
+    if (!atPatternPositions(path, s.decl.pattern, s.decl.format, idx))
+      fail(path, n, s.decl.format.str() + " tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
                         s.decl.pattern + "'");
   };
   checkSparse(n.stmt.lhs, n.stmt.lhsIndices);
@@ -132,6 +130,10 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
 
 void verifyTree(const IndexTree& t) {
   if (t.root.kind != NodeKind::Root) throw Error("index tree verifier: the tree has no root");
+  for (const auto& [name, s] : t.tensors)
+    if (s.decl.format.rank() != s.decl.rank())
+      throw Error("index tree verifier: tensor '" + name + "' has format " + s.decl.format.str() + " with " +
+                  std::to_string(s.decl.format.rank()) + " levels for rank " + std::to_string(s.decl.rank()));
   std::vector<Leaf> leaves;
   visitTree(t.root, [&](const TreeNode& n, const Path& path) {
     checkLoops(n, path);

@@ -103,7 +103,7 @@ double Emitter::identityOf(const std::string& name) const {
 
 std::string Emitter::storedSize(const std::string& name) const {
   const TensorStorage& s = p_.tensors.at(name);
-  if (s.decl.format.isSparse()) return s.shrunk() ? "1" : mangle(Role::StoredEntries, s.decl.pattern);
+  if (s.decl.format.hasSparseLevel()) return s.shrunk() ? "1" : mangle(Role::StoredEntries, s.decl.pattern);
   static const std::vector<std::string> unwritten;
   auto producer = producers_.find(name);
   const std::vector<std::string>& idx = producer == producers_.end() ? unwritten : producer->second.indices;
@@ -122,7 +122,7 @@ std::string Emitter::access(const std::string& name, const std::vector<std::stri
   if (scalars_.count(name)) return mangle(Role::Scalar, name);
   const TensorStorage& s = p_.tensors.at(name);
   std::string offset;
-  if (s.decl.format.isSparse() && !s.shrunk()) {
+  if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
     offset = mangle(Role::Position, idx[1]);  // the position of the sparse loop over the column index
   } else {
     for (size_t d = 0; d < idx.size(); ++d) {
@@ -231,7 +231,7 @@ void Emitter::declareLocals(const LoopNode& n) {
 bool Emitter::offsetVaries(const std::string& name, const std::vector<std::string>& idx, const std::string& index) const {
   if (scalars_.count(name)) return false;
   const TensorStorage& s = p_.tensors.at(name);
-  if (s.decl.format.isSparse() && !s.shrunk()) return false;
+  if (s.decl.format.hasSparseLevel() && !s.shrunk()) return false;
   for (size_t d = 0; d < idx.size(); ++d)
     if (s.kept[d] && idx[d] == index) return true;
   return false;
@@ -348,7 +348,7 @@ std::string Emitter::emit() {
     const TensorStorage& s = p_.tensors.at(name);
     std::string a = "t[" + std::to_string(k) + "]", size = mangle(Role::Size, name);
     line("double* const " + mangle(Role::Values, name) + " = " + a + ".vals;");
-    if (s.decl.format.isSparse() && s.decl.pattern == name)
+    if (s.decl.format.hasSparseLevel() && s.decl.pattern == name)
       line("const int64_t* const " + mangle(Role::Positions, name) + " = " + a + ".pos; const int32_t* const " +
            mangle(Role::Coordinates, name) + " = " + a + ".crd; const int64_t " + mangle(Role::StoredEntries, name) +
            " = " + a + ".nnz;");
@@ -370,7 +370,7 @@ std::string Emitter::emit() {
       };
       find(n.top, false);
     }
-    if (accumulated || (sparseWritten && !s.decl.format.isSparse())) fill(name, identityOf(name));
+    if (accumulated || (sparseWritten && !s.decl.format.hasSparseLevel())) fill(name, identityOf(name));
   }
   for (const std::string& name : p_.fullTemporaries) {
     declareSize(name);

@@ -189,7 +189,7 @@ LoopProgram lowerToLoops(const IndexTree& t) {
   visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
     if (n.kind != NodeKind::Compute) return;
     auto note = [&](const std::string& name, const std::vector<std::string>& idx) {
-      if (t.tensor(name).decl.format.isSparse()) runtime.insert(idx.begin(), idx.end());
+      if (t.tensor(name).decl.format.hasSparseLevel()) runtime.insert(idx.begin(), idx.end());
       if (t.tensor(name).decl.role != TensorRole::Temporary) p.dimIndices.emplace(name, idx);
     };
     if (t.tensor(n.stmt.lhs).decl.role == TensorRole::Temporary && n.computeKind != ComputeKind::Reset)
