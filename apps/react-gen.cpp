@@ -291,7 +291,7 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     auto f = o.formats.find(name);
     Format format = f == o.formats.end() ? Format::dense(rank) : formatArgument(name, f->second, rank);
     if (format.hasSparseLevel()) throw Error("argument '-g=" + name + "': generated inputs are dense");
-    env.declare(name, declaredShape(o, name, format.levels.size()), format);
+    env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
   }
   for (const auto& [name, f] : o.formats) {
     if (o.generated.count(name)) continue;
@@ -308,7 +308,7 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
         throw Error("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
       continue;
     }
-    env.declare(name, declaredShape(o, name, format.levels.size()), format);
+    env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
   }
   // A shape alone declares a dense tensor of that shape.
   for (const auto& [name, shape] : o.shapes)

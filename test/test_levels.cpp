@@ -56,25 +56,25 @@ TEST_CASE("levels: what each kind answers") {
 TEST_CASE("levels: the named configurations' levels and ordering") {
   auto levels = [](const Format& f) {
     std::string s;
-    for (const Level& l : f.levels) s += l.letter();
+    for (const Level& l : f.levels()) s += l.letter();
     return s;
   };
   CHECK(levels(Format::dense(3)) == "ddd");
-  CHECK(Format::dense(3).ordering == std::vector<int>{0, 1, 2});
+  CHECK(Format::dense(3).ordering() == std::vector<int>{0, 1, 2});
   CHECK(levels(Format::csr()) == "ds");
-  CHECK(Format::csr().ordering == std::vector<int>{0, 1});
+  CHECK(Format::csr().ordering() == std::vector<int>{0, 1});
   CHECK(levels(Format::csc()) == "ds");
-  CHECK(Format::csc().ordering == std::vector<int>{1, 0});
+  CHECK(Format::csc().ordering() == std::vector<int>{1, 0});
   CHECK(levels(Format::dcsr()) == "ss");
   CHECK(levels(Format::coo(2)) == "uq");
   CHECK(levels(Format::coo(3)) == "ucq");
   CHECK(levels(Format::coo(1)) == "s");
   CHECK(levels(Format::csf(3)) == "sss");
-  CHECK(Format::csf(3).ordering == std::vector<int>{0, 1, 2});
+  CHECK(Format::csf(3).ordering() == std::vector<int>{0, 1, 2});
   // csc stores columns first: dimension 1 at level 0, and asks level 1 for its rows.
   CHECK(Format::csc().dimension(0) == 1);
   CHECK(Format::csc().levelOf(0) == 1);
-  CHECK(Format::csc().levels[static_cast<size_t>(Format::csc().levelOf(0))] == Level::compressed());
+  CHECK(Format::csc().level(Format::csc().levelOf(0)) == Level::compressed());
   CHECK(!Format::dense(2).hasSparseLevel());
   CHECK(Format::csr().hasSparseLevel());
   CHECK(Format::coo(2).hasSparseLevel());

@@ -73,15 +73,16 @@ std::string Level::str() const {
   return "?";
 }
 
-Format::Format(std::vector<Level> lv, std::vector<int> ord) : levels(std::move(lv)), ordering(std::move(ord)) {
-  if (ordering.empty()) ordering = identity(levels.size());
-  std::vector<int> sorted = ordering;
+Format::Format(std::vector<Level> levels, std::vector<int> ordering)
+    : levels_(std::move(levels)), ordering_(std::move(ordering)) {
+  if (ordering_.empty()) ordering_ = identity(levels_.size());
+  std::vector<int> sorted = ordering_;
   std::sort(sorted.begin(), sorted.end());
-  if (sorted != identity(levels.size())) {
+  if (sorted != identity(levels_.size())) {
     std::string text;
-    for (int d : ordering) text += (text.empty() ? "" : ",") + std::to_string(d);
-    throw Error("mode ordering " + text + " is not a permutation of the " + std::to_string(levels.size()) +
-                " dimensions 0.." + std::to_string(static_cast<int>(levels.size()) - 1));
+    for (int d : ordering_) text += (text.empty() ? "" : ",") + std::to_string(d);
+    throw Error("mode ordering " + text + " is not a permutation of the " + std::to_string(levels_.size()) +
+                " dimensions 0.." + std::to_string(static_cast<int>(levels_.size()) - 1));
   }
 }
 
@@ -105,14 +106,13 @@ Format Format::csf(int rank) {
 }
 
 int Format::levelOf(int dimension) const {
-  auto it = std::find(ordering.begin(), ordering.end(), dimension);
-  if (it == ordering.end())
-    throw Error("format " + str() + " has no dimension " + std::to_string(dimension));
-  return static_cast<int>(it - ordering.begin());
+  auto it = std::find(ordering_.begin(), ordering_.end(), dimension);
+  if (it == ordering_.end()) throw Error("format " + str() + " has no dimension " + std::to_string(dimension));
+  return static_cast<int>(it - ordering_.begin());
 }
 
 bool Format::hasSparseLevel() const {
-  return std::any_of(levels.begin(), levels.end(), [](const Level& l) { return !l.full(); });
+  return std::any_of(levels_.begin(), levels_.end(), [](const Level& l) { return !l.full(); });
 }
 
 std::string Format::str() const {
@@ -124,10 +124,10 @@ std::string Format::str() const {
   if (rank() >= 2 && *this == coo(rank())) return "coo";
   if (rank() >= 3 && *this == csf(rank())) return "csf";
   std::string s;
-  for (const Level& l : levels) s += l.letter();
-  if (isIdentity(ordering)) return s;
+  for (const Level& l : levels_) s += l.letter();
+  if (isIdentity(ordering_)) return s;
   s += ':';
-  for (size_t l = 0; l < ordering.size(); ++l) s += (l ? "," : "") + std::to_string(ordering[l]);
+  for (size_t l = 0; l < ordering_.size(); ++l) s += (l ? "," : "") + std::to_string(ordering_[l]);
   return s;
 }
 

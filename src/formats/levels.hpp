@@ -31,8 +31,8 @@ enum class LevelKind {
 // (positions without gaps); those properties get a field with the first format that breaks them.
 struct Level {
   LevelKind kind = LevelKind::Dense;
-  // No coordinate appears twice under one parent position. COO's first level is a compressed
-  // level that is not unique: a row coordinate repeats once per entry of the row.
+  // No two entries with the same coordinates in the levels above have the same coordinate here.
+  // Every level of COO but the last is not unique: a row repeats once per entry of the row.
   bool unique = true;
 
   static Level dense() { return Level{LevelKind::Dense, true}; }
@@ -63,13 +63,14 @@ struct Level {
 
 // A tensor's format: its levels in storage order and the mode ordering, which dimension each
 // level stores (TACO writes `-f=B:sss:1,0,2`). CSC is csr's levels over the dimensions (1, 0).
-struct Format {
-  std::vector<Level> levels;  // one per dimension, outermost first; none: not given (inferred)
-  std::vector<int> ordering;  // ordering[l] = the logical dimension stored at level l
-
+// The constructor keeps the ordering a permutation of the levels.
+class Format {
+ public:
+  // No levels: a scalar, or (for a tensor of higher rank) a format not given, which the front end
+  // infers.
   Format() = default;
-  // `ordering` empty means the identity. Throws react::Error when it is not a permutation of
-  // 0..levels.size()-1.
+  // `levels` one per dimension, outermost first; `ordering` empty means the identity. Throws
+  // react::Error when it is not a permutation of 0..levels.size()-1.
   explicit Format(std::vector<Level> levels, std::vector<int> ordering = {});
 
   // The named configurations.
@@ -80,8 +81,11 @@ struct Format {
   static Format coo(int rank);    // u c...c q (rank 1: s): a compressed-nonunique level, then singletons
   static Format csf(int rank);    // s...s
 
-  int rank() const { return static_cast<int>(levels.size()); }
-  int dimension(int level) const { return ordering.at(static_cast<size_t>(level)); }
+  const std::vector<Level>& levels() const { return levels_; }
+  const std::vector<int>& ordering() const { return ordering_; }  // TACO's mode ordering
+  int rank() const { return static_cast<int>(levels_.size()); }
+  const Level& level(int l) const { return levels_.at(static_cast<size_t>(l)); }
+  int dimension(int level) const { return ordering_.at(static_cast<size_t>(level)); }  // stored at `level`
   int levelOf(int dimension) const;  // the storage level of a logical dimension
   // Some level is not full: the tensor's values are the stored entries of a pattern, as many as
   // the positions of its last level, rather than one per coordinate.
@@ -90,8 +94,12 @@ struct Format {
   // The configuration's name ("csr", "dense", "coo", ...; "dense" also for no levels), or the
   // level letters with the ordering when it is not the identity ("sd", "dd:1,0").
   std::string str() const;
-  bool operator==(const Format& o) const { return levels == o.levels && ordering == o.ordering; }
+  bool operator==(const Format& o) const { return levels_ == o.levels_ && ordering_ == o.ordering_; }
   bool operator!=(const Format& o) const { return !(*this == o); }
+
+ private:
+  std::vector<Level> levels_;
+  std::vector<int> ordering_;  // ordering_[l] = the logical dimension stored at level l
 };
 
 // Reads a format as react-gen's -f= option spells it: a name (dense, csr, csc, dcsr, coo, csf)

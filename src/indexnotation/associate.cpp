@@ -219,7 +219,7 @@ Program associate(const Program& p, const std::vector<ProductChain>& chains, con
     if (dissolved) continue;
     TensorDecl d = decl;
     if (d.role == TensorRole::Temporary) {
-      d.format.levels.clear();  // inferred again: its operands may have changed
+      d.format = Format();  // inferred again: its operands may have changed
       split.temporaries.insert(name);
     }
     split.program.tensors[name] = d;

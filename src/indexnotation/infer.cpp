@@ -74,7 +74,7 @@ class FormatInference {
   void result(const Statement& s, const std::string& pattern, const Format& patternFormat) {
     TensorDecl& d = out_.tensors.at(s.lhs);
     auto decl = declared_.tensors.find(s.lhs);
-    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels.empty();
+    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels().empty();
     if (fixed && atPattern(d) && pattern.empty())
       throw errorAt(s.pos, quoted(s.lhs) + " is declared " + d.format.str() + " but its value is dense here");
     if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
@@ -99,7 +99,7 @@ Program finishProgram(const SplitResult& split) {
     bool declaredTemporary = it != p.tensors.end() && d.role == TensorRole::Temporary;
     d.name = name;
     d.shape = shape;
-    if (d.format.levels.empty()) d.format = Format::dense(d.rank());
+    if (d.format.levels().empty()) d.format = Format::dense(d.rank());
     if (split.temporaries.count(name) || (declaredTemporary && checked.assigned.count(name)))
       d.role = TensorRole::Temporary;
     else

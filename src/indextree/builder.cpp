@@ -29,7 +29,7 @@ std::map<std::string, IndexLoop> sparseLoops(const Statement& s, const std::map<
       throw Error("statement '" + s.str() + "': " + f.str() + " tensor '" + tensor + "' needs " +
                   std::to_string(f.rank()) + " distinct indices");
     for (int l = 0; l < f.rank(); ++l) {
-      if (!f.levels[l].iteratedByPosition()) continue;
+      if (!f.level(l).iteratedByPosition()) continue;
       const std::string& index = idx[f.dimension(l)];
       IndexLoop loop = IndexLoop::sparse(index, t.decl.pattern, l, l == 0 ? "" : idx[f.dimension(l - 1)]);
       auto [it, fresh] = loops.emplace(index, loop);

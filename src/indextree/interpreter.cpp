@@ -141,7 +141,7 @@ class Interpreter {
     for (int l = 0; l < st.format.rank(); ++l) {
       size_t d = static_cast<size_t>(st.format.dimension(l));
       if (!st.kept[d]) continue;
-      if (st.format.levels[l].locatable()) {
+      if (st.format.level(l).locatable()) {
         position = position * st.shape[d] + index_.at(idx[d]);
         continue;
       }

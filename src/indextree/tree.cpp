@@ -53,7 +53,7 @@ bool atPatternPositions(const TreePath& path, const std::string& pattern, const 
                         const std::vector<std::string>& indices) {
   if (static_cast<int>(indices.size()) != format.rank()) return false;
   for (int l = 0; l < format.rank(); ++l) {
-    if (!format.levels[l].iteratedByPosition()) continue;
+    if (!format.level(l).iteratedByPosition()) continue;
     const std::string& index = indices[format.dimension(l)];
     std::string parent = l == 0 ? "" : indices[format.dimension(l - 1)];
     auto binds = [&](const TreeNode* n) { return n->kind == NodeKind::Index && n->loop.index == index; };
