@@ -113,7 +113,7 @@ TEST_CASE("legality: one loop nest cannot iterate two sparse patterns on one ind
     d.name = name;
     d.shape = {4, 4};
     d.format = format;
-    d.pattern = format.isSparse() ? name : "";
+    d.pattern = format.hasSparseLevel() ? name : "";
     tensors[name] = TensorStorage{d, {true, true}};
   };
   declare("S", Format::csr());

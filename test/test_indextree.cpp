@@ -111,7 +111,7 @@ TEST_CASE("verifier: a compute node naming an undeclared tensor") {
 TEST_CASE("verifier: an index bound twice on a path") {
   IndexTree t = normRow();
   TreeNode inner = t.root.children[0];  // i -> j -> compute
-  t.root.children[0] = TreeNode::index(IndexLoop{"i", LoopKind::Dense, "", ""});
+  t.root.children[0] = TreeNode::index(IndexLoop::dense("i"));
   t.root.children[0].children.push_back(inner);
   requireRejected(t, "index 'i' is bound twice");
   requireRejected(t, "root/i (D)/i (D)");
@@ -131,7 +131,7 @@ TEST_CASE("verifier: a compute node using an unbound index") {
 
 TEST_CASE("verifier: a csr tensor read outside a loop over its pattern") {
   IndexTree t = normRow();
-  t.root.children[0].children[0].loop = IndexLoop{"j", LoopKind::Dense, "", ""};
+  t.root.children[0].children[0].loop = IndexLoop::dense("j");
   requireRejected(t, "csr tensor 'S' is accessed outside a sparse loop");
 }
 
@@ -155,7 +155,7 @@ TEST_CASE("verifier: a shrunk temporary used outside the loop fixing it") {
   // Move the consumer into a separate nest: T0 no longer lives in one i iteration.
   TreeNode consumer = t.root.children[0].children[1];
   t.root.children[0].children.erase(t.root.children[0].children.begin() + 1);
-  TreeNode nest = TreeNode::index(IndexLoop{"i", LoopKind::Dense, "", ""});
+  TreeNode nest = TreeNode::index(IndexLoop::dense("i"));
   nest.children.push_back(consumer);
   t.root.children.push_back(nest);
   requireRejected(t, "outside the loop that fixes");

@@ -2,10 +2,12 @@
 //
 // Dense tensors (row-major, any rank, double), CSR matrices (64-bit row positions, 32- or 64-bit
 // column coordinates, sorted unique columns per row), COO as the interchange form, Matrix Market
-// I/O and seeded synthetic generators. Nothing here knows about expressions or kernels.
+// I/O and seeded synthetic generators; level formats, which describe a tensor's storage
+// structure (levels.hpp). Nothing here knows about expressions or kernels.
 #pragma once
 
 #include "formats/errors.hpp"
+#include "formats/levels.hpp"
 
 #include <Eigen/SparseCore>
 

@@ -92,7 +92,7 @@ std::string AutoCandidate::label() const {
 
 void requireStatistics(const Program& p, const InputStats& stats) {
   for (const auto& [name, decl] : p.tensors)
-    if (decl.role == TensorRole::Input && decl.format.isSparse() && !stats.sparse.count(name))
+    if (decl.role == TensorRole::Input && decl.format.hasSparseLevel() && !stats.sparse.count(name))
       throw Error("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
 }
 

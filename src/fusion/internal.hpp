@@ -14,7 +14,8 @@ IndexTree withChains(const IndexTree& t, const std::vector<Statement>& statement
 // A temporary name ("T<n>") and an index name ("<base><n>") unused in `t`.
 std::string freshTemporary(const IndexTree& t);
 std::string freshIndex(const IndexTree& t, const std::string& base, const std::set<std::string>& alsoTaken = {});
-// Adds a dense temporary over `indices` (sizes from the tree) or a csr one with `pattern`.
+// Adds a dense temporary over `indices` (sizes from the tree), or one stored at the positions of
+// `pattern`, in the pattern's format.
 void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
                       const std::string& pattern = "");
 
@@ -29,8 +30,8 @@ std::vector<Expr> factorsOf(const Expr& e);
 Expr productOf(const std::vector<Expr>& factors);
 bool mentionsAny(const Expr& e, const std::vector<std::string>& indices);
 
-// The pattern at whose stored entries every consumer of `name` reads it (inside a sparse loop over
-// the pattern, at the same coordinates), if there is one.
+// The pattern at whose stored entries every consumer of `name` reads it (at the positions the
+// pattern's sparse loops bind, atPatternPositions), if there is one.
 std::optional<std::string> sparseReadPattern(const IndexTree& t, const std::string& name);
 
 // Applies `rewrite` to every top-level chain made of a single compute node (the shape passes that

@@ -132,7 +132,7 @@ class ChainBuilder {
     for (const Expr& e : {l, r}) {
       if (e->op != Op::Access) continue;
       auto d = p_.tensors.find(e->tensor);
-      bool csr = d != p_.tensors.end() && d->second.format.isSparse();
+      bool csr = d != p_.tensors.end() && d->second.format.hasSparseLevel();
       std::vector<std::string> a1 = e->indices, a2 = idx;
       std::sort(a1.begin(), a1.end());
       std::sort(a2.begin(), a2.end());
@@ -219,7 +219,7 @@ Reassociation reassociate(const Program& p, const std::vector<ProductChain>& cha
     if (dissolved) continue;
     TensorDecl d = decl;
     if (d.role == TensorRole::Temporary) {
-      d.format.levels.clear();  // inferred again: its operands may have changed
+      d.format = Format();  // inferred again: its operands may have changed
       split.temporaries.insert(name);
     }
     split.program.tensors[name] = d;

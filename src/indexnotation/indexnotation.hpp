@@ -18,19 +18,12 @@
 
 namespace react {
 
-// ---------------------------------------------------------------------------------------------
-// Formats of a tensor variable: one per level (TACO style). Only dense (any rank) and CSR
-// (Dense, Compressed) exist today.
-enum class LevelFormat { Dense, Compressed };
-
-struct Format {
-  std::vector<LevelFormat> levels;
-  static Format dense(int rank) { return Format{std::vector<LevelFormat>(rank, LevelFormat::Dense)}; }
-  static Format csr() { return Format{{LevelFormat::Dense, LevelFormat::Compressed}}; }
-  bool isSparse() const;
-  bool operator==(const Format& o) const { return levels == o.levels; }
-  std::string str() const;  // "dense" / "csr"
-};
+// Formats of a tensor variable: react::Format (formats/levels.hpp), levels and a mode ordering.
+// Every format can be declared, printed and parsed; the stages after this one (index tree,
+// fusion, interpreter, lowering) run dense (row-major) and csr today. Returns the user error for
+// any other, "format csc of tensor 'S' is not supported yet; only csr and dense", or nothing.
+// Every front end checks it (splitStatements); react-gen also for a tensor it loads.
+std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format);
 
 enum class TensorRole { Input, Output, Temporary };
 
@@ -39,8 +32,9 @@ struct TensorDecl {
   std::vector<int64_t> shape;  // -1 = not yet known (filled by shape inference)
   Format format;
   TensorRole role = TensorRole::Input;
-  // For sparse tensors: the input whose CSR structure (rowptr, col) this tensor shares. A sparse
-  // result computed at the stored entries of S has pattern "S"; an input's pattern is itself.
+  // For a format with a sparse level: the input whose structure (its levels' positions and
+  // coordinates) this tensor shares, its values sitting at that pattern's positions. A result
+  // computed at the stored entries of S has pattern "S"; an input's pattern is itself.
   std::string pattern;
   // A compiler temporary holding a product the user grouped with parentheses (operator form):
   // re-association treats it as one factor. Not compared by operator== (the value is the same).

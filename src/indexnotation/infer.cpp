@@ -4,7 +4,9 @@
 namespace react::detail {
 namespace {
 
-bool isCsr(const TensorDecl& d) { return d.format == Format::csr(); }
+// Stored at a pattern's positions: the stored-entry semantics apply (checkProgram let only csr
+// through, so the messages say csr).
+bool atPattern(const TensorDecl& d) { return d.format.hasSparseLevel(); }
 
 class FormatInference {
  public:
@@ -17,9 +19,10 @@ class FormatInference {
     SourcePos where = copy ? s.pos : rhs->pos;
     std::string what = quoted(opName(rhs->op));
     std::vector<const ExprNode*> csr, dense;
-    for (const ExprNode* a : accesses(rhs)) (isCsr(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
+    for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
 
     std::string pattern;  // empty: the result is dense
+    Format patternFormat;  // else it is stored as its pattern is
     if (!csr.empty()) {
       const ExprNode* first = csr[0];
       const std::string& p0 = out_.tensors.at(first->tensor).pattern;
@@ -54,9 +57,12 @@ class FormatInference {
           if (!contains(first->indices, i))
             return illegal(where, what + " of csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
                                       " is not supported (only '*' may broadcast a csr operand)");
-      if (!reduced && s.lhsIndices == first->indices) pattern = p0;
+      if (!reduced && s.lhsIndices == first->indices) {
+        pattern = p0;
+        patternFormat = out_.tensors.at(first->tensor).format;
+      }
     }
-    return result(s, pattern);
+    return result(s, pattern, patternFormat);
   }
 
  private:
@@ -68,14 +74,14 @@ class FormatInference {
     return true;
   }
 
-  Legality result(const Statement& s, const std::string& pattern) {
+  Legality result(const Statement& s, const std::string& pattern, const Format& patternFormat) {
     TensorDecl& d = out_.tensors.at(s.lhs);
     auto decl = declared_.tensors.find(s.lhs);
-    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels.empty();
-    if (fixed && isCsr(d) && pattern.empty())
-      return illegal(s.pos, quoted(s.lhs) + " is declared csr but its value is dense here");
-    if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : Format::csr();
-    d.pattern = isCsr(d) ? pattern : "";
+    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels().empty();
+    if (fixed && atPattern(d) && pattern.empty())
+      return illegal(s.pos, quoted(s.lhs) + " is declared " + d.format.str() + " but its value is dense here");
+    if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
+    d.pattern = atPattern(d) ? pattern : "";
     return {};
   }
 
@@ -97,12 +103,12 @@ InferredProgram inferProgram(const SplitResult& split) {
     bool declaredTemporary = it != p.tensors.end() && d.role == TensorRole::Temporary;
     d.name = name;
     d.shape = shape;
-    if (d.format.levels.empty()) d.format = Format::dense(d.rank());
+    if (d.format.levels().empty()) d.format = Format::dense(d.rank());
     if (split.temporaries.count(name) || (declaredTemporary && checked.assigned.count(name)))
       d.role = TensorRole::Temporary;
     else
       d.role = checked.assigned.count(name) ? TensorRole::Output : TensorRole::Input;
-    d.pattern = d.role == TensorRole::Input && isCsr(d) ? name : "";
+    d.pattern = d.role == TensorRole::Input && atPattern(d) ? name : "";
     d.grouped = d.role == TensorRole::Temporary && (split.grouped.count(name) || d.grouped);
     out.tensors[name] = d;
   }

@@ -118,8 +118,4 @@ struct StableBuiltins {
   Value shiftedExp(const Value& x, const Value& max) const { return apply(Op::Exp, {apply(Op::Sub, {x, max})}); }
 };
 
-// Formats (format.cpp)
-enum class FormatKind { Dense, Csr, Unsupported };
-FormatKind formatKind(const Format& f, int rank);
-
 }  // namespace react::detail

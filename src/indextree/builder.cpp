@@ -18,20 +18,32 @@ struct ChainPlan {
   Legality legality;
 };
 
-// The loop of each index the statement iterates sparsely (the compressed level of a CSR operand),
-// into `loops`; the reason when two accesses disagree.
+bool distinct(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return std::adjacent_find(v.begin(), v.end()) == v.end();
+}
+
+// The loop of each index the statement iterates sparsely (every level iterated by position of an
+// operand stored at a pattern, under the index of the level above), into `loops`; the reason
+// when two accesses disagree.
 Legality sparseLoops(const Statement& s, const std::map<std::string, TensorStorage>& tensors,
                      std::map<std::string, IndexLoop>& loops) {
   auto note = [&](const std::string& tensor, const std::vector<std::string>& idx) -> Legality {
     const TensorStorage& t = tensors.at(tensor);
-    if (!t.decl.format.isSparse() || t.shrunk()) return {};
-    if (idx.size() != 2 || idx[0] == idx[1])
-      return Legality::illegal("statement '" + s.str() + "': csr tensor '" + tensor + "' needs two distinct indices");
-    IndexLoop loop{idx[1], LoopKind::Sparse, t.decl.pattern, idx[0]};
-    auto [it, fresh] = loops.emplace(idx[1], loop);
-    if (!fresh && !(it->second == loop))
-      return Legality::illegal("statement '" + s.str() + "': index '" + idx[1] + "' would iterate two sparse patterns ('" +
-                               it->second.pattern + "' and '" + loop.pattern + "'); co-iteration is not supported");
+    const Format& f = t.decl.format;
+    if (!f.hasSparseLevel() || t.shrunk()) return {};
+    if (static_cast<int>(idx.size()) != f.rank() || !distinct(idx))
+      return Legality::illegal("statement '" + s.str() + "': " + f.str() + " tensor '" + tensor + "' needs " +
+                               std::to_string(f.rank()) + " distinct indices");
+    for (int l = 0; l < f.rank(); ++l) {
+      if (!f.level(l).iteratedByPosition()) continue;
+      const std::string& index = idx[f.dimension(l)];
+      IndexLoop loop = IndexLoop::sparse(index, t.decl.pattern, l, l == 0 ? "" : idx[f.dimension(l - 1)]);
+      auto [it, fresh] = loops.emplace(index, loop);
+      if (!fresh && !(it->second == loop))
+        return Legality::illegal("statement '" + s.str() + "': index '" + index + "' would iterate two sparse patterns ('" +
+                                 it->second.pattern + "' and '" + loop.pattern + "'); co-iteration is not supported");
+    }
     return {};
   };
   Legality legality = note(s.lhs, s.lhsIndices);
@@ -46,35 +58,38 @@ ChainPlan planChain(const Statement& s, const std::map<std::string, TensorStorag
   plan.legality = sparseLoops(s, tensors, sparse);
   if (!plan.legality.ok()) return plan;
 
-  // Preferred order: a sparse left-hand side's indices first (its values are written in pattern
-  // order), then first appearance over the right-hand side, then the left-hand side.
+  // Preferred order: a sparse left-hand side's indices first, in storage order (its values are
+  // written in pattern order), then first appearance over the right-hand side, then the left.
   std::vector<std::string> preferred;
   const TensorStorage& out = tensors.at(s.lhs);
-  if (out.decl.format.isSparse() && !out.shrunk())
-    for (const auto& x : s.lhsIndices) addUnique(preferred, x);
+  const Format& outFormat = out.decl.format;
+  if (outFormat.hasSparseLevel() && !out.shrunk())
+    for (int l = 0; l < outFormat.rank(); ++l) addUnique(preferred, s.lhsIndices.at(outFormat.dimension(l)));
   for (const auto& x : freeIndices(s.rhs)) addUnique(preferred, x);
   for (const auto& x : s.lhsIndices) addUnique(preferred, x);
 
-  // Place indices in preferred order, deferring a compressed level until its row index is placed.
+  // Place indices in preferred order, deferring a sparse level until the index above it is placed.
   std::vector<std::string> order;
   while (order.size() < preferred.size()) {
     bool placed = false;
     for (const auto& x : preferred) {
       if (std::find(order.begin(), order.end(), x) != order.end()) continue;
       auto sp = sparse.find(x);
-      if (sp != sparse.end() && std::find(order.begin(), order.end(), sp->second.parentIndex) == order.end()) continue;
+      if (sp != sparse.end() && !sp->second.parentIndex.empty() &&
+          std::find(order.begin(), order.end(), sp->second.parentIndex) == order.end())
+        continue;
       order.push_back(x);
       placed = true;
       break;
     }
     if (!placed) {
-      plan.legality = Legality::illegal("statement '" + s.str() + "': no loop order nests every compressed level under its row");
+      plan.legality = Legality::illegal("statement '" + s.str() + "': no loop order nests every sparse level under the level above");
       return plan;
     }
   }
   for (const std::string& x : order) {
     auto sp = sparse.find(x);
-    plan.loops.push_back(sp != sparse.end() ? sp->second : IndexLoop{x, LoopKind::Dense, "", ""});
+    plan.loops.push_back(sp != sparse.end() ? sp->second : IndexLoop::dense(x));
   }
   return plan;
 }

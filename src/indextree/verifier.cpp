@@ -28,7 +28,7 @@ Violation checkLoops(const TreeNode& n, const Path& path) {
   if (n.kind == NodeKind::Compute && !n.children.empty()) return broken(path, n, "a compute node has children");
   if (n.kind != NodeKind::Index) return std::nullopt;
   if (binder(path, n.loop.index)) return broken(path, n, "index '" + n.loop.index + "' is bound twice on this path");
-  if (n.loop.kind == LoopKind::Sparse && !binder(path, n.loop.parentIndex))
+  if (n.loop.kind == LoopKind::Sparse && !n.loop.parentIndex.empty() && !binder(path, n.loop.parentIndex))
     return broken(path, n, "sparse loop over '" + n.loop.pattern + "' is not nested under its row index '" +
                                n.loop.parentIndex + "'");
   return std::nullopt;
@@ -45,11 +45,9 @@ Violation checkCompute(const IndexTree& t, const TreeNode& n, const Path& path) 
     if (!binder(path, x)) return broken(path, n, "index '" + x + "' is not bound by an enclosing loop");
   auto checkSparse = [&](const std::string& name, const std::vector<std::string>& idx) -> Violation {
     const TensorStorage& s = t.tensor(name);
-    if (!s.decl.format.isSparse() || s.shrunk()) return std::nullopt;
-    const TreeNode* loop = idx.size() == 2 ? binder(path, idx[1]) : nullptr;
-    if (!loop || loop->loop.kind != LoopKind::Sparse || loop->loop.pattern != s.decl.pattern ||
-        loop->loop.parentIndex != idx[0])
-      return broken(path, n, "csr tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
+    if (!s.decl.format.hasSparseLevel() || s.shrunk()) return std::nullopt;
+    if (!atPatternPositions(path, s.decl.pattern, s.decl.format, idx))
+      return broken(path, n, s.decl.format.str() + " tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
                                  s.decl.pattern + "'");
     return std::nullopt;
   };
@@ -148,6 +146,10 @@ Violation checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
 
 Legality checkTree(const IndexTree& t) {
   if (t.root.kind != NodeKind::Root) return Legality::illegal("index tree verifier: the tree has no root");
+  for (const auto& [name, s] : t.tensors)
+    if (s.decl.format.rank() != s.decl.rank())
+      return Legality::illegal("index tree verifier: tensor '" + name + "' has format " + s.decl.format.str() + " with " +
+                               std::to_string(s.decl.format.rank()) + " levels for rank " + std::to_string(s.decl.rank()));
   Violation first;
   std::vector<Leaf> leaves;
   visitTree(t.root, [&](const TreeNode& n, const Path& path) {

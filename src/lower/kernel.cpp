@@ -61,10 +61,10 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
     if (it == inputs.end()) throw Error("kernel: no value given for input '" + name + "'");
     std::vector<int64_t> shape;
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) {
-      if (!d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
+      if (!d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
       shape = {m->rows, m->cols};
     } else {
-      if (d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
+      if (d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
       shape = std::get<DenseTensor>(it->second).shape;
     }
     auto dims = loops_.dimIndices.find(name);
@@ -116,7 +116,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Output) continue;
-    if (d.format.isSparse()) {
+    if (d.format.hasSparseLevel()) {
       const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(d.pattern));
       const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
                                                  (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
@@ -135,7 +135,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const auto& [name, s] : loops_.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
     std::vector<int64_t> extents;
-    if (s.decl.format.isSparse()) {
+    if (s.decl.format.hasSparseLevel()) {
       extents = {s.shrunk() ? 1 : std::get<CsrMatrix>(inputs.at(s.decl.pattern)).nnz()};
     } else {
       const std::vector<std::string>& dims = loops_.dimIndices.at(name);

@@ -113,9 +113,14 @@ class TreeLowering {
     return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs), u);
   }
 
+  LevelIteration iterate(const IndexLoop& loop) const {
+    const Format& pattern = iteratesPositions(loop) ? t_.tensor(loop.pattern).decl.format : Format();
+    return iterateLevel(loop, pattern, [&](const std::string& i) { return extent(i); });
+  }
+
   Stmt node(const TreeNode& n, const std::vector<std::string>& localsHere = {}) {
     if (n.kind == NodeKind::Compute) return compute(n);
-    LevelIteration it = iterateLevel(n.loop, [&](const std::string& i) { return extent(i); });
+    LevelIteration it = iterate(n.loop);
     std::vector<Stmt> body = it.bind;
     for (const std::string& l : localsHere) {
       body.push_back(let(Name{Role::Scalar, l}, Type::Float64, floatImm(identityOf(l)), true));
@@ -172,7 +177,7 @@ class TreeLowering {
       body.push_back(compute(top));
       return nest(name, std::move(body));
     }
-    LevelIteration it = iterateLevel(top.loop, [&](const std::string& i) { return extent(i); });
+    LevelIteration it = iterate(top.loop);
     std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
     auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
