@@ -3,6 +3,7 @@
 // pipelines), checks that all variants agree, and reports the median of repeated runs after a
 // warm-up: a table, a CSV and a plot of the speedups over the library pipeline.
 #include "bench/bench.hpp"
+#include "internal_error_report.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -55,7 +56,8 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
   --help                 this text
 testing:
   --testing-perturb VARIANT  perturb that variant's checked result (the run must fail)
-Exit status: 0, 1 for bad arguments or files, 3 when variants disagree.
+Exit status: 0, 1 for bad arguments or files, 2 for an unexpected failure, 3 when variants
+disagree, 70 for an internal compiler error (a bug in react: report it with the command line).
 On a machine shared with other work, OMP_WAIT_POLICY=passive keeps a descheduled OpenMP thread
 from stalling every barrier for a time slice (scripts/bench.sh sets it).
 )";
@@ -398,7 +400,10 @@ int main(int argc, char** argv) {
     return 3;
   } catch (const Error& e) {
     std::fprintf(stderr, "\nreact-bench: %s\n", e.what());
-    return 1;
+    return apps::kExitUserError;
+  } catch (const InternalError& e) {
+    std::fprintf(stderr, "\n");
+    return apps::reportInternalError("react-bench", e, argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "\nreact-bench: internal error: %s\n", e.what());
     return 2;

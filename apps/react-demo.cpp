@@ -10,7 +10,9 @@
 //    given, compiled in each fusion mode (OpenMP emitter), timed (median of --reps runs), and
 //    checked against an independent Eigen computation; the trees before and after fusion are
 //    printed once. A mode whose temporaries would not fit in memory says so instead of running.
-// Any failure (unreadable file, wrong result) is reported and makes the exit status non-zero.
+// Any failure (unreadable file, wrong result) is reported and makes the exit status 1; an internal
+// compiler error (a bug in react) stops the demo with exit status 70.
+#include "internal_error_report.hpp"
 #include "lower/lower.hpp"
 
 #include <Eigen/Dense>
@@ -126,6 +128,8 @@ int roundTripGenerated(int repeat) {
         report(path + ": the matrix read back differs from the one written");
         ++failures;
       }
+    } catch (const react::InternalError&) {
+      throw;  // a bug in react ends the demo (main reports it), it is not one more failure
     } catch (const std::exception& e) {
       report(e.what());
       ++failures;
@@ -263,8 +267,11 @@ bool parseCount(const char* text, int& value) {
   return true;
 }
 
-int main(int argc, char** argv) {
-  const char* usage = "usage: react-demo [--repeat N] [--reps N] [FILE.mtx | FOLDER ...]\n";
+int run(int argc, char** argv) {
+  const char* usage =
+      "usage: react-demo [--repeat N] [--reps N] [FILE.mtx | FOLDER ...]\n"
+      "exit status: 0 every check passed; 1 a failure (bad argument, unreadable file, wrong result);\n"
+      "70 an internal compiler error (a bug in react: report it with the command line)\n";
   int repeat = 1, reps = 5;
   std::vector<std::string> args;
   // Every argument is checked before any work starts.
@@ -297,6 +304,8 @@ int main(int argc, char** argv) {
       Loaded l = loadBest(path, repeat);
       printRow(fs::path(path).filename().string(), l, fs::file_size(path));
       if (auto* m = std::get_if<CsrMatrix>(&l.data)) matrices.emplace_back(fs::path(path).stem().string(), std::move(*m));
+    } catch (const react::InternalError&) {
+      throw;  // a bug in react ends the demo (main reports it), it is not one more failure
     } catch (const std::exception& e) {
       report(e.what());
       ++failures;
@@ -307,6 +316,8 @@ int main(int argc, char** argv) {
   for (size_t m = 0; m < matrices.size(); ++m) {
     try {
       failures += runKernels(matrices[m].first, matrices[m].second, reps, m == 0);
+    } catch (const react::InternalError&) {
+      throw;  // a bug in react ends the demo (main reports it), it is not one more failure
     } catch (const std::exception& e) {
       report(matrices[m].first + ": " + e.what());
       ++failures;
@@ -314,4 +325,12 @@ int main(int argc, char** argv) {
   }
   if (failures) report(std::to_string(failures) + " failure(s)");
   return failures ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const react::InternalError& e) {
+    return react::apps::reportInternalError("react-demo", e, argc, argv);
+  }
 }

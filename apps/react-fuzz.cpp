@@ -1,6 +1,7 @@
 // react-fuzz: differential fuzzing of the whole compiler on random programs (fuzz/driver.hpp).
 #include "fuzz/driver.hpp"
 #include "fuzz/reproducer.hpp"
+#include "internal_error_report.hpp"
 
 #include <iostream>
 #include <sstream>
@@ -18,7 +19,9 @@ tree against the dense reference evaluator and Eigen; the interpreter on every f
 the unfused one; the same program in float32 (inputs rounded), on every tree, against the float64
 reference within a running float32 error bound; JIT kernels of every (mode, emitter, type), many
 programs per translation unit, against the interpreter of their type. A mismatch is minimised and
-written to DIR/mismatch-SEED.txt; the exit status is then 1.
+written to DIR/mismatch-SEED.txt; the exit status is then 1. An internal compiler error in a check
+is a mismatch like any other; outside the checks (generating a program, reading a reproducer) it
+exits 70; a bad argument exits 2.
 
 options:
   --programs N            programs to check (default 100)
@@ -131,6 +134,8 @@ int main(int argc, char** argv) {
               << " kernel runs, " << s.mismatchFiles.size() << " mismatches in " << static_cast<int>(s.seconds) << " s\n";
     for (const std::string& f : s.mismatchFiles) std::cout << "  " << f << "\n";
     return s.mismatchFiles.empty() ? 0 : 1;
+  } catch (const InternalError& e) {
+    return apps::reportInternalError("react-fuzz", e, argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "react-fuzz: " << e.what() << "\n";
     return 2;

@@ -1,5 +1,6 @@
 // react-gen: compile tensor expressions into kernels, print the trees and source, run and time them.
 // Command-line conventions follow TACO's `taco` tool.
+#include "internal_error_report.hpp"
 #include "lower/lower.hpp"
 
 #include <omp.h>
@@ -25,7 +26,10 @@ Statements are index notation (A(i,j) = S(i,j) * B(i,k) * C(k,j)) or operator fo
 (A = S * (B @ C)); several may be given, or separated by ';'.
 
 options:
-  -f=NAME:FORMAT     format of a tensor: dense, csr, or per level d/s (dd, ds, d, ...)
+  -f=NAME:FORMAT     format of a tensor: dense, csr, csc, dcsr, coo, csf, or one letter per
+                     level (d dense, s compressed, u compressed non-unique, q singleton,
+                     c singleton non-unique) with an optional mode ordering (sss:1,0,2);
+                     dense and csr run today (docs/formats.md)
   -d=INDEX:SIZE      extent of an index (dense dimensions of generated or output tensors)
   -d=TENSOR:SHAPE    shape of a tensor, e.g. -d=B:1000x64 (operator form needs no index
                      names); -d=NAME:N is a rank-1 shape when NAME is given by -f, -g or -i
@@ -58,6 +62,10 @@ options:
                      JIT cache (done once per thread count otherwise, on first use of auto)
   --help             this text
 Printing options print without running unless -o or -time is also given.
+
+exit status: 0 done; 1 an error in the input (a statement, an argument, a file), named on
+stderr; 2 an unexpected failure (out of memory outside a checked allocation, ...); 70 an internal
+compiler error: a bug in react, reported with the command line to send.
 )";
 
 [[noreturn]] void argError(const std::string& arg, const std::string& what) {
@@ -241,12 +249,13 @@ Options parseArgs(int argc, char** argv) {
   return o;
 }
 
-// "dense", "csr", or TACO's per-level letters ("dd", "ds").
-Format parseFormat(const std::string& name, const std::string& text, int rank) {
-  if (text == "dense") return Format::dense(rank);
-  if (text == "csr" || text == "ds") return Format::csr();
-  if (!text.empty() && text.find_first_not_of('d') == std::string::npos) return Format::dense(static_cast<int>(text.size()));
-  throw Error("argument '-f=" + name + ":" + text + "': unsupported format (expected dense, csr, or d/ds levels)");
+// A format name or TACO's level letters (react::parseFormat), its errors naming the argument.
+Format formatArgument(const std::string& name, const std::string& text, int rank) {
+  try {
+    return parseFormat(text, rank);
+  } catch (const Error& e) {
+    throw Error("argument '-f=" + name + ":" + text + "': " + e.what());
+  }
 }
 
 // The rank a tensor is used with in index notation text ("C(k,j)" -> 2), or 2 (operator form):
@@ -317,9 +326,9 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     auto shape = o.shapes.find(name);
     int rank = shape != o.shapes.end() ? static_cast<int>(shape->second.size()) : rankInText(text, name);
     auto f = o.formats.find(name);
-    Format format = f == o.formats.end() ? Format::dense(rank) : parseFormat(name, f->second, rank);
-    if (format.isSparse()) throw Error("argument '-g=" + name + "': generated inputs are dense");
-    env.declare(name, declaredShape(o, name, format.levels.size()), format);
+    Format format = f == o.formats.end() ? Format::dense(rank) : formatArgument(name, f->second, rank);
+    if (format.hasSparseLevel()) throw Error("argument '-g=" + name + "': generated inputs are dense");
+    env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
   }
   for (const auto& [name, f] : o.formats) {
     if (o.generated.count(name)) continue;
@@ -328,13 +337,15 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     int rank = it != env.tensors.end()       ? it->second.rank()
                : shape != o.shapes.end()     ? static_cast<int>(shape->second.size())
                                              : rankInText(text, name);
-    Format format = parseFormat(name, f, rank);
+    Format format = formatArgument(name, f, rank);
     if (it != env.tensors.end()) {
-      if (format.levels.size() != it->second.format.levels.size() || format.isSparse() != it->second.format.isSparse())
+      // A loaded tensor is csr or dense; another format would be a conversion, not supported yet.
+      if (auto unsupported = unsupportedFormat(name, format)) throw Error("argument '-f=" + name + ":" + f + "': " + *unsupported);
+      if (format != it->second.format)
         throw Error("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
       continue;
     }
-    env.declare(name, declaredShape(o, name, format.levels.size()), format);
+    env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
   }
   // A shape alone declares a dense tensor of that shape.
   for (const auto& [name, shape] : o.shapes)
@@ -400,7 +411,7 @@ int run(int argc, char** argv) {
   options.fusion = o.fusion;
   bool everySparseInputGiven = true;
   for (const std::string& name : program.inputs())
-    everySparseInputGiven &= !program.tensor(name).format.isSparse() || inputs.count(name);
+    everySparseInputGiven &= !program.tensor(name).format.hasSparseLevel() || inputs.count(name);
   if (everySparseInputGiven) options.stats = inputStats(inputs);
   FusionMode mode = fusionModeOf(program, options);
   if (o.printDecisions && mode != FusionMode::Auto)
@@ -445,7 +456,7 @@ int run(int argc, char** argv) {
 
   auto start = std::chrono::steady_clock::now();
   Kernel kernel = Kernel::compile(tree, options);
-  if (kernel.source() != source) throw std::logic_error("the compiled source differs from the printed one");
+  REACT_ASSERT(kernel.source() == source, "the compiled source differs from the printed one");
   std::printf("compile: %.3f s (%s %s)\n", seconds(start, std::chrono::steady_clock::now()),
               kernel.library().cacheHit ? "cached" : "compiled", kernel.library().libraryPath.c_str());
   std::printf("threads: %d\n", o.target == Target::OpenMP ? omp_get_max_threads() : 1);
@@ -484,7 +495,9 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const Error& e) {
     std::fprintf(stderr, "react-gen: %s\n", e.what());
-    return 1;
+    return apps::kExitUserError;
+  } catch (const InternalError& e) {
+    return apps::reportInternalError("react-gen", e, argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "react-gen: internal error: %s\n", e.what());
     return 2;

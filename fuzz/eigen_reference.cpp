@@ -54,13 +54,13 @@ class EigenEvaluator {
     const TensorDecl& d = p_.tensor(s.lhs);
     std::vector<std::string> reduced = s.reductionIndices();
     std::optional<Value> r;
-    if (reduced.empty() || !d.format.isSparse()) {
+    if (reduced.empty() || !d.format.hasSparseLevel()) {
       r = product(s, reduced);
       if (!r) r = elementwise(s, reduced);
     }
     if (!r) return;
-    if (!d.format.isSparse()) r->v = (r->present > 0).select(r->v, 0.0);  // zeros off the pattern
-    if (!d.format.isSparse()) r->present = Arr::Ones(r->v.rows(), r->v.cols());
+    if (!d.format.hasSparseLevel()) r->v = (r->present > 0).select(r->v, 0.0);  // zeros off the pattern
+    if (!d.format.hasSparseLevel()) r->present = Arr::Ones(r->v.rows(), r->v.cols());
     values_[s.lhs] = *r;
   }
 
@@ -70,7 +70,7 @@ class EigenEvaluator {
     if (it == values_.end()) return std::nullopt;
     const TensorDecl& d = p_.tensor(name);
     const Value& x = it->second;
-    if (d.format.isSparse()) {
+    if (d.format.hasSparseLevel()) {
       CsrMatrix m = std::get<CsrMatrix>(inputs_.at(d.pattern));
       for (int64_t r = 0; r < m.rows; ++r)
         for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q)
@@ -176,7 +176,7 @@ class EigenEvaluator {
       m.setFromTriplets(entries.begin(), entries.end());
       return m;
     };
-    auto isCsr = [&](int f) { return p_.tensor(s.rhs->args[f]->tensor).format.isSparse(); };
+    auto isCsr = [&](int f) { return p_.tensor(s.rhs->args[f]->tensor).format.hasSparseLevel(); };
     Eigen::MatrixXd r;  // other[0] x other[1]
     if (isCsr(0) && isCsr(1)) return std::nullopt;
     if (isCsr(0)) r = sparse(0) * factor(1).matrix().transpose();

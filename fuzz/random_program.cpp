@@ -217,7 +217,7 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
       bool allFinite = false, onlyNegInf = false;
       largestFinite(values.at(st.lhs), allFinite, onlyNegInf);
       if (allFinite)
-        operands.push_back({st.lhs, st.lhsIndices, smallest(values.at(st.lhs)) >= 0.25, compiled.tensor(st.lhs).format.isSparse()});
+        operands.push_back({st.lhs, st.lhsIndices, smallest(values.at(st.lhs)) >= 0.25, compiled.tensor(st.lhs).format.hasSparseLevel()});
       break;
     }
   }

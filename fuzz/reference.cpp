@@ -42,7 +42,7 @@ class Reference {
       bounds.push_back(p.bound);
       return p.value;
     };
-    if (d.format.isSparse()) {
+    if (d.format.hasSparseLevel()) {
       CsrMatrix m = std::get<CsrMatrix>(values_.at(d.pattern));
       for (int64_t r = 0; r < m.rows; ++r)
         for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) {
@@ -118,7 +118,7 @@ class Reference {
     if (it != sparseTyped_.end()) return it->second;
     bool typed = false;
     if (e->op == Op::Access) {
-      typed = compiled_.tensor(e->tensor).format.isSparse();
+      typed = compiled_.tensor(e->tensor).format.hasSparseLevel();
     } else if (e->op == Op::Reduce) {
       typed = patternFactor(e) != nullptr;
     } else if (e->op != Op::Literal) {

@@ -42,6 +42,32 @@ TEST_CASE("react-gen: input errors name the argument") {
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -g=B:u", "unknown tensor 'C'");
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -i=B:" + matrix("power") + " -g=C:u -d=k:8", "");
   requireError("", "no statement given");
+  // An error found on the way through fusion mode auto is still the user's: status 1, not 70.
+  requireError("'A = S * (B @ C)' -f=S:csr -d=S:40x40 -d=B:40x8 -d=C:8x40 -fusion=auto",
+               "auto: no statistics for csr input 'S'");
+}
+
+TEST_CASE("react-gen: formats are parsed; those that do not run yet are clear errors") {
+  requireError("'a(i) = S(i,j)' -f=S:csc -d=S:4x5", "1:8: format csc of tensor 'S' is not supported yet; only csr and dense");
+  requireError("'a(i) = S(i,j)' -f=S:dcsr -d=S:4x5", "1:8: format dcsr of tensor 'S' is not supported yet; only csr and dense");
+  requireError("'a(i) = S(i,j)' -f=S:uq -d=S:4x5", "1:8: format coo of tensor 'S' is not supported yet; only csr and dense");
+  requireError("'a(i) = X(i,j,k)' -f=X:csf -d=X:3x4x5", "1:8: format csf of tensor 'X' is not supported yet; only csr and dense");
+  requireError("'a(i) = X(i,j,k)' -f=X:sss:1,0,2 -d=X:3x4x5",
+               "1:8: format sss:1,0,2 of tensor 'X' is not supported yet; only csr and dense");
+  requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:coo -g=B:u -g=C:u -d=k:8",
+               "argument '-f=S:coo': format coo of tensor 'S' is not supported yet; only csr and dense");
+  requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:dense -g=B:u -g=C:u -d=k:8",
+               "argument '-f=S:dense': 'S' was loaded as csr");
+  requireError("'a(i) = S(i,j)' -f=S:xyz -d=S:4x5", "argument '-f=S:xyz': unknown format 'xyz' (expected dense, csr, csc,");
+  requireError("'a(i) = S(i,j)' -f=S:ds:1,1 -d=S:4x5",
+               "argument '-f=S:ds:1,1': format 'ds:1,1': mode ordering 1,1 is not a permutation of the 2 dimensions 0..1");
+  requireError("'a(i) = S(i,j)' -g=S:u -f=S:csr -d=S:4x5", "argument '-g=S': generated inputs are dense");
+  for (const char* ok : {"-f=S:ds", "-f=S:csr"}) {
+    Result r = run(std::string("'a(i) = S(i,j)' ") + ok + " -d=S:4x5 -print-tree");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("j (S: S row i)") != std::string::npos);
+  }
 }
 
 TEST_CASE("react-gen: prints trees and source without running, times with -time") {

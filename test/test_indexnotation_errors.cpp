@@ -26,9 +26,10 @@ TEST_CASE("errors: unknown tensors, ranks, sizes") {
   env.declare("Z", {3, -1}, Format::dense(2));
   CHECK(indexError("Y(i,j) = B(i,k) * Z(k,j)", env) == "1:19: size of index 'j' is unknown (dimension 2 of 'Z')");
   CHECK(operatorError("Y = B @ Z", env) == "1:9: size of index 'j' is unknown (dimension 2 of 'Z')");
-  env.declare("Q", {4, 5, 6}, Format{{LevelFormat::Dense, LevelFormat::Compressed, LevelFormat::Dense}});
-  CHECK(indexError("a(i) = Q(i,j,k)", env) ==
-        "1:8: tensor 'Q' has an unsupported format 'dense,compressed,dense' for rank 3 (dense, or csr for a matrix)");
+  env.declare("Q", {4, 5, 6}, Format({Level::dense(), Level::compressed(), Level::dense()}));
+  CHECK(indexError("a(i) = Q(i,j,k)", env) == "1:8: format dsd of tensor 'Q' is not supported yet; only csr and dense");
+  env.declare("Q", {4, 5, 6}, Format::csr());
+  CHECK(indexError("a(i) = Q(i,j,k)", env) == "1:8: format csr of tensor 'Q' has 2 levels, but the tensor has rank 3");
 }
 
 TEST_CASE("errors: dimension mismatches in the operator form") {

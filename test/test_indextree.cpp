@@ -87,23 +87,31 @@ TEST_CASE("dependence graph: producers before consumers, reachability") {
 namespace {
 IndexTree normRow() { return buildIndexTree(kernelProgram("norm_row", small())); }
 
+// checkTree names the rule; verifyTree, for a tree from a user, throws it as a user error.
 void requireRejected(const IndexTree& t, const std::string& fragment) {
-  try {
-    verifyTree(t);
-    FAIL("the verifier accepted a broken tree:\n" << printTree(t));
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find(fragment) != std::string::npos);
-  }
+  Legality legality = checkTree(t);
+  INFO(legality.why);
+  REQUIRE_FALSE(legality.ok());
+  CHECK(legality.why.find(fragment) != std::string::npos);
+  CHECK_THROWS_WITH_AS(verifyTree(t), legality.why.c_str(), Error);
 }
 }  // namespace
 
-TEST_CASE("verifier: accepts built trees") { CHECK_NOTHROW(verifyTree(normRow())); }
+TEST_CASE("verifier: accepts built trees") {
+  CHECK(checkTree(normRow()).ok());
+  CHECK_NOTHROW(verifyTree(normRow()));
+}
+
+TEST_CASE("verifier: a compute node naming an undeclared tensor") {
+  IndexTree t = normRow();
+  t.tensors.erase("T0");
+  requireRejected(t, "tensor 'T0' is not declared");
+}
 
 TEST_CASE("verifier: an index bound twice on a path") {
   IndexTree t = normRow();
   TreeNode inner = t.root.children[0];  // i -> j -> compute
-  t.root.children[0] = TreeNode::index(IndexLoop{"i", LoopKind::Dense, "", ""});
+  t.root.children[0] = TreeNode::index(IndexLoop::dense("i"));
   t.root.children[0].children.push_back(inner);
   requireRejected(t, "index 'i' is bound twice");
   requireRejected(t, "root/i (D)/i (D)");
@@ -123,7 +131,7 @@ TEST_CASE("verifier: a compute node using an unbound index") {
 
 TEST_CASE("verifier: a csr tensor read outside a loop over its pattern") {
   IndexTree t = normRow();
-  t.root.children[0].children[0].loop = IndexLoop{"j", LoopKind::Dense, "", ""};
+  t.root.children[0].children[0].loop = IndexLoop::dense("j");
   requireRejected(t, "csr tensor 'S' is accessed outside a sparse loop");
 }
 
@@ -147,7 +155,7 @@ TEST_CASE("verifier: a shrunk temporary used outside the loop fixing it") {
   // Move the consumer into a separate nest: T0 no longer lives in one i iteration.
   TreeNode consumer = t.root.children[0].children[1];
   t.root.children[0].children.erase(t.root.children[0].children.begin() + 1);
-  TreeNode nest = TreeNode::index(IndexLoop{"i", LoopKind::Dense, "", ""});
+  TreeNode nest = TreeNode::index(IndexLoop::dense("i"));
   nest.children.push_back(consumer);
   t.root.children.push_back(nest);
   requireRejected(t, "outside the loop that fixes");

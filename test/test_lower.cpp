@@ -91,8 +91,8 @@ TEST_CASE("lowering: OpenMP emitter equals the interpreter in every mode") { che
 
 TEST_CASE("lowering: Kokkos emitter equals the interpreter in every mode") { checkTarget(Target::Kokkos, 25); }
 
-// On a GPU a lane loop below serial loops is interchanged to the outside (emit_kokkos.cpp,
-// laneChain); forcing that order here tests it against the interpreter without a GPU.
+// On a GPU a lane loop below serial loops is interchanged to the outside (passes/interchange.cpp);
+// forcing that order here tests it against the interpreter without a GPU.
 TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpreter") {
   checkTarget(Target::Kokkos, 25, 0, true);
 }
@@ -112,30 +112,50 @@ TEST_CASE("loop IR: fused SpMM-MM runs its rows in parallel with the shrunk row 
   LoopProgram p = lowerToLoops(fuse(parseProgram(benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[1].text,
                                                  benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[1].env),
                                     FusionMode::React));
-  CHECK(p.str() ==
-        "nest T0_A scratch: T0\n"
-        "  for i (D) [parallel]\n"
-        "    for k (S: S row i) [single]\n"
-        "      for h (D) [serial]\n"
-        "        T0 accumulate S(i,k) * C(k,h)\n"
-        "    for h (D) [single]\n"
-        "      for j (D) [serial]\n"
-        "        A accumulate T0(i,h) * D(h,j)\n"
-        "    for h (D) [team-thread]\n"
-        "      reset T0 assign 0\n");
+  CHECK(p.str() == R"(kernel(C, D, S, A) sizes(i, k)
+fill val_A = 0.0
+nest T0_A {
+  // nest T0_A: T0(i,h) = S(i,k) * C(k,h); A(i,j) = T0(i,h) * D(h,j); 
+  let len_T0: i64 = (1 * 4)
+  for ix_i in [0, ext_i) parallel private(T0 = 0.0) {
+    for p_k in [ptr_S[ix_i], ptr_S[ix_i + 1]) serial {
+      let ix_k: i64 = crd_S[p_k]
+      for ix_h in [0, 4) serial {
+        T0(i,h) += (S(i,k) * C(k,h))
+      }
+    }
+    for ix_h in [0, 4) serial {
+      for ix_j in [0, 5) serial {
+        A(i,j) += (T0(i,h) * D(h,j))
+      }
+    }
+    for ix_h in [0, 4) serial independent {
+      T0(i,h) = 0.0
+    }
+  }
+}
+)");
   CHECK(p.runtimeSizes == std::vector<std::string>{"i", "k"});
 }
 
 TEST_CASE("loop IR: fused SDDMM spreads the row's nonzeros over the team, scalar private") {
   LoopProgram p = lowerToLoops(fuse(sddmm(), FusionMode::React));
-  CHECK(p.str() ==
-        "nest T0_A\n"
-        "  for i (D) [parallel]\n"
-        "    for j (S: S row i) [team-thread] locals: T0\n"
-        "      for k (D) [serial]\n"
-        "        T0 accumulate B(i,k) * C(k,j)\n"
-        "      A assign S(i,j) * T0(i,j)\n"
-        "      reset T0 assign 0\n");
+  CHECK(p.str() == R"(kernel(B, C, S, A) sizes(i, j)
+nest T0_A {
+  // nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j); 
+  for ix_i in [0, ext_i) parallel {
+    for p_j in [ptr_S[ix_i], ptr_S[ix_i + 1]) serial independent {
+      let ix_j: i64 = crd_S[p_j]
+      var loc_T0: f64 = 0.0
+      for ix_k in [0, 4) serial {
+        loc_T0 += (B(i,k) * C(k,j))
+      }
+      A(i,j) = (S(i,j) * loc_T0)
+      loc_T0 = 0.0
+    }
+  }
+}
+)");
 }
 
 TEST_CASE("emitted source is readable: named nests, the tree on top") {
@@ -275,7 +295,7 @@ TEST_CASE("Kokkos emitter: two reductions in one row") {
   o.jit = testCache();
   Kernel k = Kernel::compile(p, o);
   INFO(k.source());
-  CHECK(k.loops().str().find("team-reduce") != k.loops().str().rfind("team-reduce"));  // two in one row
+  CHECK(k.loops().str().find("lane-reduce") != k.loops().str().rfind("lane-reduce"));  // two in one row
   TensorValues in{{"S", randomCsr(6, 5, 0.5, 4)}, {"B", randomPositive({6, 7}, 5)}};
   requireClose(p, k.run(in), interpret(buildIndexTree(p), in), "two reductions");
 }

@@ -186,7 +186,7 @@ TEST_CASE("names: a failed bounds check reports the access on stderr when stdout
 }
 
 // What keeps user names apart from everything else: identifiers derived from a name are a role's
-// prefix and the name (emitter.hpp, mangle). Here every name starts with "zz", so the prefixes are
+// prefix and the name (ir/names.hpp, mangle). Here every name starts with "zz", so the prefixes are
 // what stands before it (or before T0, a temporary's name). No other identifier of a kernel, and
 // no macro of the headers it includes, may start with one of them.
 TEST_CASE("names: no macro of the kernels' headers and no identifier of react's own starts like a mangled name") {

@@ -2,26 +2,22 @@
 //
 // Value types (float32, float64), dense tensors (row-major, any rank), CSR matrices (64-bit row positions, 32- or 64-bit
 // column coordinates, sorted unique columns per row), COO as the interchange form, Matrix Market
-// I/O and seeded synthetic generators. Nothing here knows about expressions or kernels.
+// I/O and seeded synthetic generators; level formats, which describe a tensor's storage
+// structure (levels.hpp). Nothing here knows about expressions or kernels.
 #pragma once
+
+#include "formats/errors.hpp"
+#include "formats/levels.hpp"
 
 #include <Eigen/SparseCore>
 
 #include <cstdint>
 #include <new>
-#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace react {
-
-// Every user-facing input error (bad file, bad expression, bad argument) is a react::Error whose
-// message names where the problem is; apps print what() and exit non-zero.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // ---------------------------------------------------------------------------------------------
 // Sizes. Every element count computed from user input (a shape, a file's size line, index extents)

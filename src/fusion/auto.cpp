@@ -92,7 +92,7 @@ std::string AutoCandidate::label() const {
 
 void requireStatistics(const Program& p, const InputStats& stats) {
   for (const auto& [name, decl] : p.tensors)
-    if (decl.role == TensorRole::Input && decl.format.isSparse() && !stats.sparse.count(name))
+    if (decl.role == TensorRole::Input && decl.format.hasSparseLevel() && !stats.sparse.count(name))
       throw Error("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
 }
 
@@ -107,23 +107,23 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     AutoCandidate base;
     base.asWritten = o == 0;
     for (size_t c = 0; c < d.chains.size(); ++c) base.associations.push_back(orders[o][c].str(d.chains[c]));
-    try {
-      base.program = base.asWritten ? p : associate(p, d.chains, orders[o]);
-    } catch (const Error& e) {
-      base.rejected = e.what();
+    if (base.asWritten) {
+      base.program = p;
+    } else {
+      Reassociation r = reassociate(p, d.chains, orders[o]);
+      base.program = std::move(r.program);
+      base.rejected = r.legality.why;
     }
-    // A candidate of `mode` and `plan` whose tree `build` makes (or is rejected with its error).
+    // A candidate of `mode` and `plan` whose tree `build` makes, unless its association is
+    // rejected. A supported program always fuses: anything `build` or the estimate throws is an
+    // error (an InternalError is react's bug), never a rejection, and leaves auto.
     auto add = [&](FusionMode mode, const FusionPlan& plan, const std::function<IndexTree()>& build) {
       AutoCandidate c = base;
       c.mode = mode;
       c.plan = plan;
       if (c.rejected.empty()) {
-        try {
-          c.tree = build();
-          c.cost = estimateCost(c.tree, stats, machine);
-        } catch (const Error& e) {
-          c.rejected = e.what();
-        }
+        c.tree = build();
+        c.cost = estimateCost(c.tree, stats, machine);
       }
       d.candidates.push_back(std::move(c));
     };
@@ -136,20 +136,13 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     // React with limited merges (shorter prefixes, per-edge choices), where they give another
     // tree than react's, none's or an earlier one's.
     std::optional<IndexTree> none;
-    if (d.candidates.back().rejected.empty()) {
+    if (base.rejected.empty()) {
       std::unordered_set<std::string> seen{printTree(d.candidates.back().tree)};
-      try {
-        none = fuse(base.program, FusionMode::None);
-        seen.insert(printTree(*none));
-      } catch (const Error&) {
-      }
+      none = fuse(base.program, FusionMode::None);
+      seen.insert(printTree(*none));
+      // A plan only refuses merges: every plan gives a legal tree (docs/auto.md).
       for (const FusionPlan& plan : limitedPlans(d.candidates.back().tree)) {
-        IndexTree tree;
-        try {
-          tree = fusion::reactWithPlan(beforePlan, plan);
-        } catch (const Error&) {
-          continue;
-        }
+        IndexTree tree = fusion::reactWithPlan(beforePlan, plan);
         if (!seen.insert(printTree(tree)).second) continue;
         add(FusionMode::React, plan, [&] { return std::move(tree); });
       }
@@ -165,7 +158,8 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
     if (!found || c.cost.seconds < d.candidates[d.chosen].cost.seconds * (1 - 1e-9)) d.chosen = n;
     found = true;
   }
-  if (!found) throw Error("auto: no candidate could be built: " + d.candidates.front().rejected);
+  // Only re-associations are rejected; the program as written is checked, so it always fuses.
+  REACT_ASSERT(found, "auto: no candidate, not even the program as written");
   return d;
 }
 

@@ -140,7 +140,7 @@ std::vector<std::string> redundancies(const IndexTree& t) {
     });
     if (separateNests && s.decl.rank() > 0)
       out.push_back("type 3 (load-store): temporary '" + name + "' is stored in one loop nest and loaded in another");
-    if (!s.decl.format.isSparse() && s.decl.rank() == 2 && !s.shrunk()) {
+    if (!s.decl.format.hasSparseLevel() && !s.shrunk()) {
       if (auto pattern = fusion::sparseReadPattern(t, name))
         out.push_back("type 4 (dead value): temporary '" + name + "' is computed densely but read only at the stored entries of '" +
                       *pattern + "'");
@@ -168,7 +168,7 @@ CostReport analyzeCost(const IndexTree& t) {
   });
   for (const auto& [name, s] : t.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
-    if (s.decl.format.isSparse()) {
+    if (s.decl.format.hasSparseLevel()) {
       r.temporarySize += monomial(s.shrunk() ? std::vector<std::string>{} : std::vector<std::string>{"nnz(" + s.decl.pattern + ")"}, 1);
       continue;
     }

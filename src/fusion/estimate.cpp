@@ -38,7 +38,7 @@ class Estimator {
   Estimator(const IndexTree& t, const InputStats& stats, const MachineModel& m)
       : t_(t), stats_(stats), m_(m), nnz_(nnzOf(stats)), symbols_(costSymbols(t, nnz_)) {
     for (const auto& [name, s] : t.tensors)
-      if (s.decl.format.isSparse() && !nnz_.count(s.decl.pattern))
+      if (s.decl.format.hasSparseLevel() && !nnz_.count(s.decl.pattern))
         throw Error("auto: no statistics for csr input '" + s.decl.pattern + "'");
   }
 
@@ -137,7 +137,7 @@ class Estimator {
     auto touch = [&](const std::string& name, const std::vector<std::string>& indices) {
       double bytes = storedBytes(name);
       const TensorStorage& s = t_.tensor(name);
-      bool gathered = !s.decl.format.isSparse() && bytes > m_.cacheBytes &&
+      bool gathered = !s.decl.format.hasSparseLevel() && bytes > m_.cacheBytes &&
                       std::any_of(indices.begin(), indices.end(), [&](const std::string& i) {
                         return std::find(sparseCoordinates.begin(), sparseCoordinates.end(), i) != sparseCoordinates.end();
                       });

@@ -82,7 +82,9 @@ struct PassSnapshot {
   IndexTree tree;    // after that pass (verified)
 };
 // Builds the tree of `p` and runs the passes of `mode`, keeping the tree after each. Auto throws:
-// it needs input statistics (decideFusion, then runPipeline on the choice).
+// it needs input statistics (decideFusion, then runPipeline on the choice). `p` is a checked
+// program (parseProgram, ProgramBuilder::build, associate): the built tree and every pass's tree
+// are checked (checkTree), and one that breaks a rule is an InternalError naming the pass.
 // `plan` limits react's partial fusion (FusionPlan above); the other modes ignore it.
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan = {});
 IndexTree fuse(const Program& p, FusionMode mode, const FusionPlan& plan = {});  // the last snapshot
@@ -182,7 +184,8 @@ struct AutoCandidate {
   Program program;
   IndexTree tree;
   CostEstimate cost;
-  std::string rejected;  // why it cannot be built ("" = it can; then tree and cost are set)
+  // Why its association is not supported (reassociate's reason; "" = it is: tree and cost are set).
+  std::string rejected;
 };
 struct AutoDecision {
   std::vector<ProductChain> chains;
@@ -198,8 +201,10 @@ struct AutoDecision {
 // plans (its fused prefix limited to each shorter depth; each producer-consumer edge unlimited,
 // limited to a shorter depth or unfused) where they give another tree, and picks the cheapest
 // estimate (ties: the earlier candidate, as-written first, react before its plans, none,
-// maximal).
-// Throws react::Error when a csr input has no statistics.
+// maximal). `p` is a checked program (parseProgram, ProgramBuilder::build).
+// Throws react::Error when a csr input has no statistics. Only a re-association that is not
+// supported is a rejected candidate; anything else building or estimating a candidate throws
+// leaves decideFusion (an InternalError is react's bug, never a rejection).
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
 // What decideFusion first checks: every csr input has statistics (else react::Error naming it).

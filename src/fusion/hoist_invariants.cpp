@@ -13,7 +13,7 @@ std::optional<std::string> resultPattern(const IndexTree& t, const Expr& e) {
   std::string pattern;
   for (const ExprNode* a : accesses(e)) {
     const TensorStorage& s = t.tensor(a->tensor);
-    if (!s.decl.format.isSparse()) continue;
+    if (!s.decl.format.hasSparseLevel()) continue;
     if (a->indices != free) return std::nullopt;
     pattern = s.decl.pattern;
   }

@@ -18,7 +18,7 @@ IndexTree hoistReductions(const IndexTree& t) {
     for (const auto& x : s.lhsIndices)
       if (std::find(innerFree.begin(), innerFree.end(), x) != innerFree.end()) kept.push_back(x);
     const TensorDecl& out = tree.tensor(s.lhs).decl;
-    bool samePattern = out.format.isSparse() && kept == s.lhsIndices;
+    bool samePattern = out.format.hasSparseLevel() && kept == s.lhsIndices;
     std::string name = fusion::freshTemporary(tree);
     fusion::declareTemporary(tree, name, kept, samePattern ? out.pattern : "", s);
 

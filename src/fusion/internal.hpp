@@ -14,9 +14,10 @@ IndexTree withChains(const IndexTree& t, const std::vector<Statement>& statement
 // A temporary name ("T<n>") and an index name ("<base><n>") unused in `t`.
 std::string freshTemporary(const IndexTree& t);
 std::string freshIndex(const IndexTree& t, const std::string& base, const std::set<std::string>& alsoTaken = {});
-// Adds a dense temporary over `indices` (sizes from the tree) or a csr one with `pattern`. It
-// holds part of the statement `from` and takes its left-hand side's value type, so that the part
-// is computed in the type it was computed in before (docs/semantics.md, "Value types").
+// Adds a dense temporary over `indices` (sizes from the tree), or one stored at the positions of
+// `pattern`, in the pattern's format. It holds part of the statement `from` and takes its
+// left-hand side's value type, so that the part is computed in the type it was computed in before
+// (docs/semantics.md, "Value types").
 void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
                       const std::string& pattern, const Statement& from);
 
@@ -31,8 +32,8 @@ std::vector<Expr> factorsOf(const Expr& e);
 Expr productOf(const std::vector<Expr>& factors);
 bool mentionsAny(const Expr& e, const std::vector<std::string>& indices);
 
-// The pattern at whose stored entries every consumer of `name` reads it (inside a sparse loop over
-// the pattern, at the same coordinates), if there is one.
+// The pattern at whose stored entries every consumer of `name` reads it (at the positions the
+// pattern's sparse loops bind, atPatternPositions), if there is one.
 std::optional<std::string> sparseReadPattern(const IndexTree& t, const std::string& name);
 
 // Applies `rewrite` to every top-level chain made of a single compute node (the shape passes that

@@ -41,7 +41,7 @@ std::set<std::pair<std::string, std::vector<std::string>>> sparseIterations(cons
   std::set<std::pair<std::string, std::vector<std::string>>> out;
   for (const ExprNode* a : accesses(e)) {
     const TensorDecl& d = t.tensor(a->tensor).decl;
-    if (d.format.isSparse()) out.insert({d.pattern, a->indices});
+    if (d.format.hasSparseLevel()) out.insert({d.pattern, a->indices});
   }
   return out;
 }
@@ -53,7 +53,7 @@ bool keepsIterationSpace(const IndexTree& t, const Expr& inlined, const Statemen
   if (isFactor) return true;
   auto own = sparseIterations(t, consumer.rhs);
   const TensorDecl& out = t.tensor(consumer.lhs).decl;
-  if (out.format.isSparse()) own.insert({out.pattern, consumer.lhsIndices});
+  if (out.format.hasSparseLevel()) own.insert({out.pattern, consumer.lhsIndices});
   for (const auto& s : sparseIterations(t, inlined))
     if (!own.count(s)) return false;
   return true;
@@ -117,11 +117,7 @@ bool inlineOne(IndexTree& t, std::vector<Statement>& stmts) {
       else ok = false;
     }
     // One nest must still be able to iterate each statement (no co-iteration of two patterns).
-    try {
-      for (size_t i = 0; i < inlined.size() && ok; ++i) buildChain(inlined[i].second, t.tensors);
-    } catch (const Error&) {
-      ok = false;
-    }
+    for (size_t i = 0; i < inlined.size() && ok; ++i) ok = chainLegality(inlined[i].second, t.tensors).ok();
     if (!ok || inlined.empty()) {
       t.indexSizes = sizesBefore;
       continue;

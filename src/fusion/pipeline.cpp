@@ -23,22 +23,25 @@ Passes reactPlannedPasses(const FusionPlan& plan) {
           {"shrink-temporaries", shrinkTemporaries}};
 }
 
+// A tree that breaks checkTree's rules is react's bug: the program was checked when it was built
+// (parseProgram, ProgramBuilder, associate) and every pass keeps the rules.
+void requireValid(const std::string& stage, const IndexTree& t) {
+  Legality legality = checkTree(t);
+  if (!legality.ok()) internalError(stage + ": " + legality.why + "\n" + printTree(t));
+}
+
 // Runs `passes` after the snapshots in `out`, verifying each pass's tree.
 void runPasses(std::vector<PassSnapshot>& out, const Passes& passes) {
   for (const auto& [name, pass] : passes) {
     IndexTree next = pass(out.back().tree);
-    try {
-      verifyTree(next);
-    } catch (const Error& e) {
-      throw Error("after pass " + name + ": " + e.what() + "\n" + printTree(next));
-    }
+    requireValid("after pass " + name, next);
     out.push_back({name, std::move(next)});
   }
 }
 
 std::vector<PassSnapshot> built(const Program& p) {
   std::vector<PassSnapshot> out{{"build", buildIndexTree(p)}};
-  verifyTree(out.back().tree);
+  requireValid("the tree built from the program", out.back().tree);
   return out;
 }
 
@@ -59,7 +62,7 @@ std::string toString(FusionMode m) {
     case FusionMode::React: return "react";
     case FusionMode::Auto: return "auto";
   }
-  return "?";
+  internalError("a FusionMode outside the enumeration: " + std::to_string(static_cast<int>(m)));
 }
 
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan) {

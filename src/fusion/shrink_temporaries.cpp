@@ -71,7 +71,7 @@ std::optional<Shrinking> shrinking(const IndexTree& t, const std::string& name, 
   }
   bool anyDropped = std::find(kept.begin(), kept.end(), false) != kept.end();
   bool allDropped = std::find(kept.begin(), kept.end(), true) == kept.end();
-  if (!anyDropped || (storage.decl.format.isSparse() && !allDropped)) return std::nullopt;
+  if (!anyDropped || (storage.decl.format.hasSparseLevel() && !allDropped)) return std::nullopt;
 
   const Use* producer = nullptr;
   for (const Use& u : uses)
@@ -92,7 +92,7 @@ std::optional<Shrinking> shrinking(const IndexTree& t, const std::string& name, 
     for (size_t d = kept.size(); d-- > 0;) {
       if (!kept[d]) continue;
       if (binds(prefix, p.lhsIndices[d])) return std::nullopt;  // its name is taken by an enclosing loop
-      TreeNode loop = TreeNode::index(IndexLoop{p.lhsIndices[d], LoopKind::Dense, "", ""});
+      TreeNode loop = TreeNode::index(IndexLoop::dense(p.lhsIndices[d]));
       loop.children.push_back(std::move(chain));
       chain = std::move(loop);
     }

@@ -41,7 +41,7 @@ void declareTemporary(IndexTree& t, const std::string& name, const std::vector<s
   d.valueType = t.tensor(from.lhs).decl.valueType;
   d.name = name;
   for (const auto& x : indices) d.shape.push_back(t.indexSizes.at(x));
-  d.format = pattern.empty() ? Format::dense(static_cast<int>(indices.size())) : Format::csr();
+  d.format = pattern.empty() ? Format::dense(static_cast<int>(indices.size())) : t.tensor(pattern).decl.format;
   d.role = TensorRole::Temporary;
   d.pattern = pattern;
   t.tensors[name] = TensorStorage{d, std::vector<bool>(indices.size(), true)};

@@ -132,7 +132,7 @@ class ChainBuilder {
     for (const Expr& e : {l, r}) {
       if (e->op != Op::Access) continue;
       auto d = p_.tensors.find(e->tensor);
-      bool csr = d != p_.tensors.end() && d->second.format.isSparse();
+      bool csr = d != p_.tensors.end() && d->second.format.hasSparseLevel();
       std::vector<std::string> a1 = e->indices, a2 = idx;
       std::sort(a1.begin(), a1.end());
       std::sort(a2.begin(), a2.end());
@@ -202,7 +202,7 @@ std::vector<Association> allAssociations(int factors) {
   return associations(0, factors);
 }
 
-Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
+Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
   if (chains.size() != orders.size()) throw Error("associate: one association per chain is needed");
   std::map<size_t, size_t> rootOf;  // statement -> chain it is the root of
   std::set<size_t> inner;
@@ -219,7 +219,7 @@ Program associate(const Program& p, const std::vector<ProductChain>& chains, con
     if (dissolved) continue;
     TensorDecl d = decl;
     if (d.role == TensorRole::Temporary) {
-      d.format.levels.clear();  // inferred again: its operands may have changed
+      d.format = Format();  // inferred again: its operands may have changed
       split.temporaries.insert(name);
     }
     split.program.tensors[name] = d;
@@ -239,7 +239,14 @@ Program associate(const Program& p, const std::vector<ProductChain>& chains, con
     for (Statement& s : builder.build(orders[root->second])) split.program.statements.push_back(std::move(s));
   }
   split.origin.assign(split.program.statements.size(), 0);
-  return detail::finishProgram(split);
+  detail::InferredProgram inferred = detail::inferProgram(split);
+  return {std::move(inferred.program), std::move(inferred.legality)};
+}
+
+Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
+  Reassociation r = reassociate(p, chains, orders);
+  if (!r.legality.ok()) throw Error(r.legality.why);
+  return r.program;
 }
 
 }  // namespace react

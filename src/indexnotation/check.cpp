@@ -151,9 +151,10 @@ class Checker {
       if (d.shape[n] < -1) throw errorAt(pos, "tensor " + quoted(t) + " has a negative dimension");
       dimNode(t, static_cast<int>(n), d.shape[n]);
     }
-    if (formatKind(d.format, d.rank()) == FormatKind::Unsupported)
-      throw errorAt(pos, "tensor " + quoted(t) + " has an unsupported format '" + d.format.str() + "' for rank " +
-                             std::to_string(d.rank()) + " (dense, or csr for a matrix)");
+    if (!d.format.levels().empty() && d.format.rank() != d.rank())  // no levels: not given, inferred
+      throw errorAt(pos, "format " + d.format.str() + " of tensor " + quoted(t) + " has " +
+                             std::to_string(d.format.rank()) + " levels, but the tensor has rank " + std::to_string(d.rank()));
+    if (auto unsupported = unsupportedFormat(t, d.format)) throw errorAt(pos, *unsupported);
     ranks_[t] = d.rank();
   }
 

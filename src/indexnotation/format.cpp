@@ -1,22 +1,14 @@
-// Formats of tensor variables and the operator table.
+// Which formats the pipeline runs, and the operator table.
 #include "indexnotation/internal.hpp"
 
 #include <limits>
 
 namespace react {
 
-bool Format::isSparse() const {
-  for (LevelFormat l : levels)
-    if (l == LevelFormat::Compressed) return true;
-  return false;
-}
-
-std::string Format::str() const {
-  if (!isSparse()) return "dense";
-  if (*this == csr()) return "csr";
-  std::string s;
-  for (LevelFormat l : levels) s += std::string(s.empty() ? "" : ",") + (l == LevelFormat::Dense ? "dense" : "compressed");
-  return s;
+std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format) {
+  // What the index tree, the interpreter and the lowering can run: later formats add cases here.
+  if (format == Format::dense(format.rank()) || format == Format::csr()) return std::nullopt;
+  return "format " + format.str() + " of tensor '" + tensor + "' is not supported yet; only csr and dense";
 }
 
 int opArity(Op op) {
@@ -56,21 +48,11 @@ const char* opName(Op op) {
     case Op::Where: return "where";
     case Op::Reduce: return "reduce";
   }
-  return "?";
+  internalError("an Op outside the enumeration: " + std::to_string(static_cast<int>(op)));
 }
 
 double reduceIdentity(ReduceOp r) {
   return r == ReduceOp::Sum ? 0.0 : -std::numeric_limits<double>::infinity();
 }
 
-namespace detail {
-
-FormatKind formatKind(const Format& f, int rank) {
-  if (f.levels.empty()) return FormatKind::Dense;  // not given: dense
-  if (static_cast<int>(f.levels.size()) != rank) return FormatKind::Unsupported;
-  if (!f.isSparse()) return FormatKind::Dense;
-  return f == Format::csr() ? FormatKind::Csr : FormatKind::Unsupported;
-}
-
-}  // namespace detail
 }  // namespace react

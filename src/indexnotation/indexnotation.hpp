@@ -18,19 +18,12 @@
 
 namespace react {
 
-// ---------------------------------------------------------------------------------------------
-// Formats of a tensor variable: one per level (TACO style). Only dense (any rank) and CSR
-// (Dense, Compressed) exist today.
-enum class LevelFormat { Dense, Compressed };
-
-struct Format {
-  std::vector<LevelFormat> levels;
-  static Format dense(int rank) { return Format{std::vector<LevelFormat>(rank, LevelFormat::Dense)}; }
-  static Format csr() { return Format{{LevelFormat::Dense, LevelFormat::Compressed}}; }
-  bool isSparse() const;
-  bool operator==(const Format& o) const { return levels == o.levels; }
-  std::string str() const;  // "dense" / "csr"
-};
+// Formats of a tensor variable: react::Format (formats/levels.hpp), levels and a mode ordering.
+// Every format can be declared, printed and parsed; the stages after this one (index tree,
+// fusion, interpreter, lowering) run dense (row-major) and csr today. Returns the user error for
+// any other, "format csc of tensor 'S' is not supported yet; only csr and dense", or nothing.
+// Every front end checks it (splitStatements); react-gen also for a tensor it loads.
+std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format);
 
 enum class TensorRole { Input, Output, Temporary };
 
@@ -39,8 +32,9 @@ struct TensorDecl {
   std::vector<int64_t> shape;  // -1 = not yet known (filled by shape inference)
   Format format;
   TensorRole role = TensorRole::Input;
-  // For sparse tensors: the input whose CSR structure (rowptr, col) this tensor shares. A sparse
-  // result computed at the stored entries of S has pattern "S"; an input's pattern is itself.
+  // For a format with a sparse level: the input whose structure (its levels' positions and
+  // coordinates) this tensor shares, its values sitting at that pattern's positions. A result
+  // computed at the stored entries of S has pattern "S"; an input's pattern is itself.
   std::string pattern;
   // A compiler temporary holding a product the user grouped with parentheses (operator form):
   // re-association treats it as one factor. Not compared by operator== (the value is the same).
@@ -212,9 +206,16 @@ Association currentAssociation(const Program& p, const ProductChain& chain);
 // Every association of `factors` factors (Catalan(factors - 1) trees), left-to-right one first.
 std::vector<Association> allAssociations(int factors);
 // `p` with chains[c] computed as orders[c]: the chains' temporaries are replaced by new ones,
-// placed where the chain's root was; the result is checked and its formats inferred again.
-// Throws react::Error when that program is not supported (e.g. a csr operand spread over a
-// temporary that would need a dense result).
+// placed where the chain's root was; the result is checked and its formats inferred again. That
+// program may not be supported (e.g. a csr operand spread over a temporary that would need a dense
+// result): then `legality` says why, at the statement's position (auto rejects the candidate).
+// Throws react::Error for orders that do not fit the chains.
+struct Reassociation {
+  Program program;  // when legality.ok()
+  Legality legality;
+};
+Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
+// reassociate's program; throws react::Error with its reason when that program is not supported.
 Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
 
 // ---------------------------------------------------------------------------------------------

@@ -4,21 +4,25 @@
 namespace react::detail {
 namespace {
 
-bool isCsr(const TensorDecl& d) { return d.format == Format::csr(); }
+// Stored at a pattern's positions: the stored-entry semantics apply (checkProgram let only csr
+// through, so the messages say csr).
+bool atPattern(const TensorDecl& d) { return d.format.hasSparseLevel(); }
 
 class FormatInference {
  public:
   FormatInference(Program& out, const Program& declared) : out_(out), declared_(declared) {}
 
-  void statement(const Statement& s) {
+  // Infers the format of the statement's result; or why its operands' formats are not supported.
+  Legality statement(const Statement& s) {
     const Expr& rhs = s.rhs;
     bool copy = rhs->op == Op::Access || rhs->op == Op::Literal;
     SourcePos where = copy ? s.pos : rhs->pos;
     std::string what = quoted(opName(rhs->op));
     std::vector<const ExprNode*> csr, dense;
-    for (const ExprNode* a : accesses(rhs)) (isCsr(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
+    for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
 
     std::string pattern;  // empty: the result is dense
+    Format patternFormat;  // else it is stored as its pattern is
     if (!csr.empty()) {
       const ExprNode* first = csr[0];
       const std::string& p0 = out_.tensors.at(first->tensor).pattern;
@@ -26,53 +30,59 @@ class FormatInference {
       for (const ExprNode* c : csr) {
         bool samePattern = out_.tensors.at(c->tensor).pattern == p0;
         if (reduced && !(samePattern && c->indices == first->indices))
-          throw errorAt(where, "contraction of two csr operands (" + quoted(first->tensor) + " and " + quoted(c->tensor) +
-                                   ") is not supported");
+          return illegal(where, "contraction of two csr operands (" + quoted(first->tensor) + " and " + quoted(c->tensor) +
+                                    ") is not supported");
         if (!samePattern)
-          throw errorAt(where, what + " combines csr operands with different patterns: " + quoted(first->tensor) +
-                                   " and " + quoted(c->tensor));
+          return illegal(where, what + " combines csr operands with different patterns: " + quoted(first->tensor) +
+                                    " and " + quoted(c->tensor));
         if (c->indices != first->indices)
-          throw errorAt(where, "csr operands of " + what + " are accessed with different indices");
+          return illegal(where, "csr operands of " + what + " are accessed with different indices");
       }
       if (!reduced && !copy && rhs->op != Op::Mul)
         for (const ExprNode* d : dense)
           if (coversResult(s, *d))
-            throw errorAt(where, what + " of csr " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
-                                     " is not supported: it would need a dense result (only '*' keeps the pattern)");
+            return illegal(where, what + " of csr " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
+                                      " is not supported: it would need a dense result (only '*' keeps the pattern)");
       // A max over a csr operand spread over more indices would have to include the implicit
       // zeros a product makes there; only sums (where they add nothing) may do that.
       if (reduced && s.reduce == ReduceOp::Max)
         for (const std::string& i : freeIndices(rhs))
           if (!contains(first->indices, i))
-            throw errorAt(where, "max reduction over csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
-                                     " is not supported");
+            return illegal(where, "max reduction over csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
+                                      " is not supported");
       // Stored-entry semantics need a csr result; only '*' may spread a csr operand over more
       // indices (its result is exactly zero where the operand has no entry).
       if (!reduced && !copy && rhs->op != Op::Mul)
         for (const std::string& i : s.lhsIndices)
           if (!contains(first->indices, i))
-            throw errorAt(where, what + " of csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
-                                     " is not supported (only '*' may broadcast a csr operand)");
-      if (!reduced && s.lhsIndices == first->indices) pattern = p0;
+            return illegal(where, what + " of csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
+                                      " is not supported (only '*' may broadcast a csr operand)");
+      if (!reduced && s.lhsIndices == first->indices) {
+        pattern = p0;
+        patternFormat = out_.tensors.at(first->tensor).format;
+      }
     }
-    result(s, pattern);
+    return result(s, pattern, patternFormat);
   }
 
  private:
+  static Legality illegal(SourcePos pos, const std::string& message) { return Legality::illegal(messageAt(pos, message)); }
+
   static bool coversResult(const Statement& s, const ExprNode& d) {
     for (const std::string& i : s.lhsIndices)
       if (!contains(d.indices, i)) return false;
     return true;
   }
 
-  void result(const Statement& s, const std::string& pattern) {
+  Legality result(const Statement& s, const std::string& pattern, const Format& patternFormat) {
     TensorDecl& d = out_.tensors.at(s.lhs);
     auto decl = declared_.tensors.find(s.lhs);
-    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels.empty();
-    if (fixed && isCsr(d) && pattern.empty())
-      throw errorAt(s.pos, quoted(s.lhs) + " is declared csr but its value is dense here");
-    if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : Format::csr();
-    d.pattern = isCsr(d) ? pattern : "";
+    bool fixed = decl != declared_.tensors.end() && !decl->second.format.levels().empty();
+    if (fixed && atPattern(d) && pattern.empty())
+      return illegal(s.pos, quoted(s.lhs) + " is declared " + d.format.str() + " but its value is dense here");
+    if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
+    d.pattern = atPattern(d) ? pattern : "";
+    return {};
   }
 
   Program& out_;
@@ -81,7 +91,7 @@ class FormatInference {
 
 }  // namespace
 
-Program finishProgram(const SplitResult& split) {
+InferredProgram inferProgram(const SplitResult& split) {
   const Program& p = split.program;
   CheckedProgram checked = checkProgram(p);
   Program out;
@@ -93,19 +103,28 @@ Program finishProgram(const SplitResult& split) {
     bool declaredTemporary = it != p.tensors.end() && d.role == TensorRole::Temporary;
     d.name = name;
     d.shape = shape;
-    if (d.format.levels.empty()) d.format = Format::dense(d.rank());
+    if (d.format.levels().empty()) d.format = Format::dense(d.rank());
     if (split.temporaries.count(name) || (declaredTemporary && checked.assigned.count(name)))
       d.role = TensorRole::Temporary;
     else
       d.role = checked.assigned.count(name) ? TensorRole::Output : TensorRole::Input;
-    d.pattern = d.role == TensorRole::Input && isCsr(d) ? name : "";
+    d.pattern = d.role == TensorRole::Input && atPattern(d) ? name : "";
     d.grouped = d.role == TensorRole::Temporary && (split.grouped.count(name) || d.grouped);
     out.tensors[name] = d;
   }
   FormatInference formats(out, p);
-  for (const Statement& s : out.statements) formats.statement(s);
+  for (const Statement& s : out.statements) {
+    Legality legality = formats.statement(s);
+    if (!legality.ok()) return {Program{}, legality};
+  }
   inferTemporaryTypes(out);
-  return out;
+  return {out, {}};
+}
+
+Program finishProgram(const SplitResult& split) {
+  InferredProgram inferred = inferProgram(split);
+  if (!inferred.legality.ok()) throw Error(inferred.legality.why);
+  return inferred.program;
 }
 
 }  // namespace react::detail

@@ -14,7 +14,8 @@ namespace react::detail {
 constexpr int kMaxNesting = 200;     // parser recursion: parentheses, unary minus, calls
 constexpr int kMaxExprDepth = 1000;  // height of an expression tree (long chains included)
 
-// "line:column: message", or just the message when the position is unknown.
+// "line:column: message", or just the message when the position is unknown; as a react::Error.
+std::string messageAt(SourcePos pos, const std::string& message);
 Error errorAt(SourcePos pos, const std::string& message);
 std::string quoted(const std::string& s);  // 'X'
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
@@ -47,7 +48,16 @@ struct SplitResult {
 SplitResult splitOnly(const Program& p);
 
 // infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns, the
-// temporaries' value types) and indexSizes. Only tensors the program uses are kept.
+// temporaries' value types) and indexSizes. Only tensors the program uses are kept. A statement
+// whose formats react does not support (a csr operand spread where only '*' may spread it, ...)
+// makes the result illegal, with the reason at the statement's position; checkProgram's errors
+// are thrown (react::Error).
+struct InferredProgram {
+  Program program;  // complete when legality.ok()
+  Legality legality;
+};
+InferredProgram inferProgram(const SplitResult& split);
+// inferProgram's program; throws react::Error with its reason when it is illegal.
 Program finishProgram(const SplitResult& split);
 // value_types.cpp: every temporary's value type, from the statements that read it.
 void inferTemporaryTypes(Program& p);
@@ -110,9 +120,5 @@ struct StableBuiltins {
  private:
   Value shiftedExp(const Value& x, const Value& max) const { return apply(Op::Exp, {apply(Op::Sub, {x, max})}); }
 };
-
-// Formats (format.cpp)
-enum class FormatKind { Dense, Csr, Unsupported };
-FormatKind formatKind(const Format& f, int rank);
 
 }  // namespace react::detail

@@ -65,7 +65,7 @@ void Environment::declare(const std::string& name, std::vector<int64_t> shape, F
   d.format = std::move(format);
   d.valueType = valueType;
   d.role = TensorRole::Input;
-  if (d.format.isSparse()) d.pattern = name;
+  if (d.format.hasSparseLevel()) d.pattern = name;
   tensors[name] = d;
 }
 

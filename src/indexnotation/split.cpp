@@ -42,7 +42,7 @@ class Splitter {
   explicit Splitter(const Program& p) : p_(p) {
     for (const auto& [name, decl] : p.tensors) {
       taken_.insert(name);
-      if (decl.format.isSparse()) csr_.insert(name);
+      if (decl.format.hasSparseLevel()) csr_.insert(name);
     }
     for (const Statement& s : p.statements) {
       taken_.insert(s.lhs);
@@ -184,7 +184,7 @@ class Splitter {
     // A declared format is kept (-f=A:dense makes a stored-entry result dense): only undeclared
     // results follow their csr operand.
     auto decl = p_.tensors.find(lhs);
-    bool declared = decl != p_.tensors.end() && !decl->second.format.levels.empty();
+    bool declared = decl != p_.tensors.end() && !decl->second.format.levels().empty();
     if (const ExprNode* a = storedEntryOperand(s.lhsIndices, s.rhs); !declared && a && a->indices == s.lhsIndices) csr_.insert(lhs);
     push(s);
   }

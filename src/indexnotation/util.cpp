@@ -5,10 +5,12 @@
 
 namespace react::detail {
 
-Error errorAt(SourcePos pos, const std::string& message) {
-  if (pos.line <= 0) return Error(message);
-  return Error(std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": " + message);
+std::string messageAt(SourcePos pos, const std::string& message) {
+  if (pos.line <= 0) return message;
+  return std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": " + message;
 }
+
+Error errorAt(SourcePos pos, const std::string& message) { return Error(messageAt(pos, message)); }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 

@@ -12,69 +12,120 @@ void addUnique(std::vector<std::string>& v, const std::string& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
-// The loop of each index the statement iterates sparsely: the compressed level of a CSR operand.
-std::map<std::string, IndexLoop> sparseLoops(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
-  std::map<std::string, IndexLoop> loops;
-  auto note = [&](const std::string& tensor, const std::vector<std::string>& idx) {
-    const TensorStorage& t = tensors.at(tensor);
-    if (!t.decl.format.isSparse() || t.shrunk()) return;
-    if (idx.size() != 2 || idx[0] == idx[1])
-      throw Error("statement '" + s.str() + "': csr tensor '" + tensor + "' needs two distinct indices");
-    IndexLoop loop{idx[1], LoopKind::Sparse, t.decl.pattern, idx[0]};
-    auto [it, fresh] = loops.emplace(idx[1], loop);
-    if (!fresh && !(it->second == loop))
-      throw Error("statement '" + s.str() + "': index '" + idx[1] + "' would iterate two sparse patterns ('" +
-                  it->second.pattern + "' and '" + loop.pattern + "'); co-iteration is not supported");
-  };
-  note(s.lhs, s.lhsIndices);
-  for (const ExprNode* a : accesses(s.rhs)) note(a->tensor, a->indices);
-  return loops;
+// The loops of one statement's chain, outermost first, or why one nest cannot iterate it.
+struct ChainPlan {
+  std::vector<IndexLoop> loops;
+  Legality legality;
+};
+
+bool distinct(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return std::adjacent_find(v.begin(), v.end()) == v.end();
 }
 
-}  // namespace
+// The loop of each index the statement iterates sparsely (every level iterated by position of an
+// operand stored at a pattern, under the index of the level above), into `loops`; the reason
+// when two accesses disagree.
+Legality sparseLoops(const Statement& s, const std::map<std::string, TensorStorage>& tensors,
+                     std::map<std::string, IndexLoop>& loops) {
+  auto note = [&](const std::string& tensor, const std::vector<std::string>& idx) -> Legality {
+    const TensorStorage& t = tensors.at(tensor);
+    const Format& f = t.decl.format;
+    if (!f.hasSparseLevel() || t.shrunk()) return {};
+    if (static_cast<int>(idx.size()) != f.rank() || !distinct(idx))
+      return Legality::illegal("statement '" + s.str() + "': " + f.str() + " tensor '" + tensor + "' needs " +
+                               std::to_string(f.rank()) + " distinct indices");
+    for (int l = 0; l < f.rank(); ++l) {
+      if (!f.level(l).iteratedByPosition()) continue;
+      const std::string& index = idx[f.dimension(l)];
+      IndexLoop loop = IndexLoop::sparse(index, t.decl.pattern, l, l == 0 ? "" : idx[f.dimension(l - 1)]);
+      auto [it, fresh] = loops.emplace(index, loop);
+      if (!fresh && !(it->second == loop))
+        return Legality::illegal("statement '" + s.str() + "': index '" + index + "' would iterate two sparse patterns ('" +
+                                 it->second.pattern + "' and '" + loop.pattern + "'); co-iteration is not supported");
+    }
+    return {};
+  };
+  Legality legality = note(s.lhs, s.lhsIndices);
+  for (const ExprNode* a : accesses(s.rhs))
+    if (legality.ok()) legality = note(a->tensor, a->indices);
+  return legality;
+}
 
-TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
-  std::map<std::string, IndexLoop> sparse = sparseLoops(s, tensors);
+ChainPlan planChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  ChainPlan plan;
+  std::map<std::string, IndexLoop> sparse;
+  plan.legality = sparseLoops(s, tensors, sparse);
+  if (!plan.legality.ok()) return plan;
 
-  // Preferred order: a sparse left-hand side's indices first (its values are written in pattern
-  // order), then first appearance over the right-hand side, then the left-hand side.
+  // Preferred order: a sparse left-hand side's indices first, in storage order (its values are
+  // written in pattern order), then first appearance over the right-hand side, then the left.
   std::vector<std::string> preferred;
   const TensorStorage& out = tensors.at(s.lhs);
-  if (out.decl.format.isSparse() && !out.shrunk())
-    for (const auto& x : s.lhsIndices) addUnique(preferred, x);
+  const Format& outFormat = out.decl.format;
+  if (outFormat.hasSparseLevel() && !out.shrunk())
+    for (int l = 0; l < outFormat.rank(); ++l) addUnique(preferred, s.lhsIndices.at(outFormat.dimension(l)));
   for (const auto& x : freeIndices(s.rhs)) addUnique(preferred, x);
   for (const auto& x : s.lhsIndices) addUnique(preferred, x);
 
-  // Place indices in preferred order, deferring a compressed level until its row index is placed.
+  // Place indices in preferred order, deferring a sparse level until the index above it is placed.
   std::vector<std::string> order;
   while (order.size() < preferred.size()) {
     bool placed = false;
     for (const auto& x : preferred) {
       if (std::find(order.begin(), order.end(), x) != order.end()) continue;
       auto sp = sparse.find(x);
-      if (sp != sparse.end() && std::find(order.begin(), order.end(), sp->second.parentIndex) == order.end()) continue;
+      if (sp != sparse.end() && !sp->second.parentIndex.empty() &&
+          std::find(order.begin(), order.end(), sp->second.parentIndex) == order.end())
+        continue;
       order.push_back(x);
       placed = true;
       break;
     }
-    if (!placed) throw Error("statement '" + s.str() + "': no loop order nests every compressed level under its row");
+    if (!placed) {
+      plan.legality = Legality::illegal("statement '" + s.str() + "': no loop order nests every sparse level under the level above");
+      return plan;
+    }
   }
+  for (const std::string& x : order) {
+    auto sp = sparse.find(x);
+    plan.loops.push_back(sp != sparse.end() ? sp->second : IndexLoop::dense(x));
+  }
+  return plan;
+}
 
+// The chain of a legal plan: its loops around the compute node.
+TreeNode chainOf(const Statement& s, const ChainPlan& plan) {
   TreeNode node = TreeNode::compute(s);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    auto sp = sparse.find(*it);
-    TreeNode loop = TreeNode::index(sp != sparse.end() ? sp->second : IndexLoop{*it, LoopKind::Dense, "", ""});
+  for (auto it = plan.loops.rbegin(); it != plan.loops.rend(); ++it) {
+    TreeNode loop = TreeNode::index(*it);
     loop.children.push_back(std::move(node));
     node = std::move(loop);
   }
   return node;
 }
 
+}  // namespace
+
+Legality chainLegality(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  return planChain(s, tensors).legality;
+}
+
+TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors) {
+  ChainPlan plan = planChain(s, tensors);
+  REACT_ASSERT(plan.legality.ok(), "buildChain on a statement no loop nest can iterate: " + plan.legality.why);
+  return chainOf(s, plan);
+}
+
 IndexTree buildIndexTree(const Program& p) {
   IndexTree t;
   t.indexSizes = p.indexSizes;
   for (const auto& [name, decl] : p.tensors) t.tensors[name] = TensorStorage{decl, std::vector<bool>(decl.shape.size(), true)};
-  for (const Statement& s : p.statements) t.root.children.push_back(buildChain(s, t.tensors));
+  for (const Statement& s : p.statements) {
+    ChainPlan plan = planChain(s, t.tensors);
+    if (!plan.legality.ok()) throw Error(plan.legality.why);  // the user's program
+    t.root.children.push_back(chainOf(s, plan));
+  }
   return t;
 }
 

@@ -51,7 +51,7 @@ std::vector<int> DependenceGraph::topologicalOrder() const {
   try {
     boost::topological_sort(g, std::back_inserter(reversed));
   } catch (const boost::not_a_dag&) {
-    throw Error("dependence graph: the compute nodes depend on each other in a cycle");
+    internalError("dependence graph: the compute nodes depend on each other in a cycle (edges go forward only)");
   }
   return {reversed.rbegin(), reversed.rend()};
 }

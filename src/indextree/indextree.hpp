@@ -1,7 +1,8 @@
 // react/indextree: the IR every fusion pass transforms (DESIGN.md §3).
 //
 // A root; index nodes, each one loop over one index, Dense (a range loop) or Sparse (a position
-// loop over the compressed level of one CSR pattern, nested under the pattern's row index); and
+// loop over one level of a pattern that is iterated by position, such as csr's compressed level,
+// nested under the loop of the level above: the row index); and
 // compute nodes, leaves holding one statement (`=`, or `+=`/`max=` when it reduces) or a reset of a
 // temporary. Statements keep their logical indices; a shrunk temporary records which of its
 // dimensions are still stored.
@@ -22,12 +23,21 @@ enum class LoopKind { Dense, Sparse };
 struct IndexLoop {
   std::string index;
   LoopKind kind = LoopKind::Dense;
-  std::string pattern;      // Sparse: the CSR pattern whose compressed level is iterated
-  std::string parentIndex;  // Sparse: the index that selects the pattern's row
-  bool operator==(const IndexLoop& o) const {
-    return index == o.index && kind == o.kind && pattern == o.pattern && parentIndex == o.parentIndex;
+  std::string pattern;      // Sparse: the pattern one of whose levels is iterated
+  // Sparse: the index of the level above, whose position selects this level's positions (csr's
+  // row); empty for a first level (its parent is the root).
+  std::string parentIndex;
+  int level = -1;           // Sparse: the storage level of the pattern's format that is iterated
+
+  static IndexLoop dense(std::string index) { return IndexLoop{std::move(index), LoopKind::Dense, "", "", -1}; }
+  static IndexLoop sparse(std::string index, std::string pattern, int level, std::string parentIndex) {
+    return IndexLoop{std::move(index), LoopKind::Sparse, std::move(pattern), std::move(parentIndex), level};
   }
-  std::string str() const;  // "i (D)" or "j (S: S row i)"
+  bool operator==(const IndexLoop& o) const {
+    return index == o.index && kind == o.kind && pattern == o.pattern && parentIndex == o.parentIndex && level == o.level;
+  }
+  // "i (D)"; "j (S: S row i)" for a level under another, "i (S: S level 0)" for a first level.
+  std::string str() const;
 };
 
 enum class NodeKind { Root, Index, Compute };
@@ -70,29 +80,50 @@ struct IndexTree {
   const TensorStorage& tensor(const std::string& name) const;
   // Logical index of each stored dimension of `name` as accessed in `access` (drops shrunk dims).
   std::vector<std::string> storedIndices(const std::string& name, const std::vector<std::string>& access) const;
-  // Number of elements of `name` in memory: nnz of its pattern for CSR, product of kept dims else.
+  // Number of elements of `name` in memory: nnz of its pattern for a format with a sparse level,
+  // the product of the kept dimensions else.
   int64_t storedSize(const std::string& name, const std::map<std::string, int64_t>& nnz) const;
   std::string str() const;  // the indented text form (same as printTree)
 };
 
+// Whether an access with `indices` to a tensor stored at the positions of `pattern` in `format`,
+// under the loops of `path`, is at the position those loops bind: every level of `format` that
+// is iterated by position is bound by the Sparse loop over `pattern` at that level, under the
+// access's index of the level above.
+bool atPatternPositions(const TreePath& path, const std::string& pattern, const Format& format,
+                        const std::vector<std::string>& indices);
+
 // Builds one chain of index nodes per statement, statements as children of the root in program
-// order. Loop order: a sparse left-hand side iterates its pattern first; otherwise indices in order
-// of first appearance over the right-hand side then the left, a compressed level placed after its
-// row index. A compressed level of a CSR operand becomes a Sparse node over its pattern.
+// order. Loop order: a sparse left-hand side iterates its pattern first, in storage order;
+// otherwise indices in order of first appearance over the right-hand side then the left, a level
+// iterated by position placed after the index of the level above (csr's columns after the row).
+// Each level of an operand's format that is iterated by position becomes a Sparse node over its
+// pattern. Throws react::Error (chainLegality's reason) for a statement no loop nest can iterate.
 IndexTree buildIndexTree(const Program& p);
-// One statement's chain (exposed for passes that rebuild a statement's loops).
+// Whether one loop nest can iterate `s` over `tensors`: not when an index would iterate two
+// sparse patterns, an access to a tensor with a sparse level lacks one distinct index per
+// dimension, or no order nests every sparse level under the index of the level above. Passes ask before they rebuild a statement's loops.
+Legality chainLegality(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
+// One statement's chain (exposed for passes that rebuild a statement's loops). A statement
+// chainLegality rejects is an InternalError: callers ask first.
 TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
 
 std::string printTree(const IndexTree& t);  // box-drawing text, as in DESIGN.md §3
 std::string printDot(const IndexTree& t);   // Graphviz
 
-// Checks the rules every pass must keep; throws react::Error naming the node (by its path from the
-// root, e.g. "root/i (D)/j (S: S row i)") and the rule broken:
+// The rules every pass must keep; the first one `t` breaks, as a message naming the node (by its
+// path from the root, e.g. "root/i (D)/j (S: S row i)") and the rule:
+//  - every tensor a compute node names is declared;
 //  - every index is bound at most once on any root-to-leaf path;
 //  - every Sparse node sits under the index node of its parent (row) index;
-//  - every index a compute node uses is bound on its path; sparse accesses are at a bound position;
+//  - every tensor's format has one level per dimension;
+//  - every index a compute node uses is bound on its path; an access to a tensor with a sparse
+//    level is at the positions its pattern's loops bind (atPatternPositions);
 //  - every temporary is written before it is read, on every path (program order over the leaves);
 //  - a reset of a temporary comes after the last consumer of the value it clears.
+// The fusion pipeline checks every pass's tree with it (a broken one is an InternalError).
+Legality checkTree(const IndexTree& t);
+// checkTree for a tree a user hands to react (interpret): throws react::Error with its reason.
 void verifyTree(const IndexTree& t);
 
 // Producer -> consumer dependences between compute nodes (Boost.Graph). Vertices are compute
@@ -115,8 +146,9 @@ class DependenceGraph {
 };
 
 // The golden model: executes any index tree (fused or not) on formats data, slowly but exactly.
-// `inputs` maps every input tensor to a CsrMatrix (csr) or DenseTensor (dense). Returns every
-// Output tensor: CSR outputs share their pattern's rowptr/col.
+// `inputs` maps every input tensor to a CsrMatrix (csr) or DenseTensor (dense); other formats
+// have no data form yet and are an error. Sparse loops ask the level they iterate for their
+// bounds. Returns every Output tensor: CSR outputs share their pattern's rowptr/col.
 using TensorValues = std::map<std::string, MarketData>;
 TensorValues interpret(const IndexTree& t, const TensorValues& inputs);
 

@@ -11,12 +11,53 @@ namespace react {
 
 namespace {
 
+// A tensor's values, at the positions of its last level: for a dense tensor (shrunk dimensions
+// dropped) the row-major offset, for one stored at a pattern the position its loops bind.
 struct Storage {
   std::vector<double> values;
-  std::vector<int64_t> strides;  // one per logical dimension; 0 for dropped dims
-  bool sparse = false;           // values indexed by the pattern position
-  std::string pattern;
+  Format format;
+  std::vector<int64_t> shape;
+  std::vector<bool> kept;
 };
+
+// One level of a pattern's structure (TACO's pos and crd arrays), what a Sparse loop over it asks.
+struct PatternLevel {
+  Level level;
+  int64_t extent = 0;
+  std::vector<int64_t> pos;  // Compressed: the children of parent position p are pos[p] .. pos[p+1]-1
+  std::vector<int64_t> crd;  // Compressed, Singleton: the coordinate at each position
+
+  // The positions under parent position `parent`.
+  std::pair<int64_t, int64_t> children(int64_t parent) const {
+    switch (level.kind) {
+      case LevelKind::Compressed: return {pos[static_cast<size_t>(parent)], pos[static_cast<size_t>(parent) + 1]};
+      case LevelKind::Singleton: return {parent, parent + 1};
+      case LevelKind::Dense: break;
+    }
+    throw Error("interpreter: a dense level has no position loop");
+  }
+};
+
+// An input stored at a pattern: the data as given (csr outputs share its rowptr and col) and its
+// structure level by level. Only csr data exists today: levels dense (rows) and compressed.
+struct Pattern {
+  CsrMatrix csr;
+  std::vector<PatternLevel> levels;
+};
+
+Pattern patternOf(const CsrMatrix& m) {
+  Pattern p{m, {}};
+  p.levels.push_back(PatternLevel{Level::dense(), m.rows, {}, {}});
+  p.levels.push_back(PatternLevel{Level::compressed(), m.cols, m.rowptr, std::vector<int64_t>(m.col.begin(), m.col.end())});
+  return p;
+}
+
+// Positions of the last level: the values a tensor stored at the pattern has (nnz for csr).
+int64_t positionCount(const Pattern& p) {
+  int64_t n = 1;
+  for (const PatternLevel& l : p.levels) n = l.level.storesCoordinates() ? static_cast<int64_t>(l.crd.size()) : n * l.extent;
+  return n;
+}
 
 class Interpreter {
  public:
@@ -34,8 +75,8 @@ class Interpreter {
     for (const auto& [name, s] : t_.tensors) {
       if (s.decl.role != TensorRole::Output) continue;
       const Storage& st = store_.at(name);
-      if (s.decl.format.isSparse()) {
-        CsrMatrix m = patterns_.at(s.decl.pattern);
+      if (s.decl.format.hasSparseLevel()) {
+        CsrMatrix m = patterns_.at(s.decl.pattern).csr;
         m.val = st.values;
         m.valueType = s.decl.valueType;
         out[name] = m;
@@ -60,48 +101,34 @@ class Interpreter {
   }
 
   void allocate(const std::string& name, const TensorStorage& s, double init) {
-    Storage st;
-    st.sparse = s.decl.format.isSparse() && !s.shrunk();
-    st.pattern = s.decl.pattern;
-    st.strides.assign(s.decl.shape.size(), 0);
     int64_t size = 1;
-    if (st.sparse) {
-      size = nnzOf(s.decl.pattern);
+    if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
+      auto it = patterns_.find(s.decl.pattern);
+      if (it == patterns_.end()) throw Error("interpreter: pattern '" + s.decl.pattern + "' is not an input");
+      size = positionCount(it->second);
     } else {
-      for (int d = static_cast<int>(s.decl.shape.size()) - 1; d >= 0; --d)
-        if (s.kept[d]) {
-          st.strides[d] = size;
-          size *= s.decl.shape[d];
-        }
+      for (size_t d = 0; d < s.kept.size(); ++d)
+        if (s.kept[d]) size *= s.decl.shape[d];
     }
-    st.values.assign(static_cast<size_t>(size), init);
-    store_[name] = std::move(st);
-  }
-
-  int64_t nnzOf(const std::string& pattern) const {
-    auto it = patterns_.find(pattern);
-    if (it == patterns_.end()) throw Error("interpreter: pattern '" + pattern + "' is not an input");
-    return it->second.nnz();
+    store_[name] = Storage{std::vector<double>(static_cast<size_t>(size), init), s.decl.format, s.decl.shape, s.kept};
   }
 
   void bindInput(const std::string& name, const TensorStorage& s, const TensorValues& inputs) {
     auto it = inputs.find(name);
     if (it == inputs.end()) throw Error("interpreter: no value given for input '" + name + "'");
-    if (s.decl.format.isSparse()) {
+    // The data forms that exist: csr for csr, row-major arrays for dense. Later formats add cases.
+    if (s.decl.format == Format::csr()) {
       const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second);
       if (!m) throw Error("interpreter: input '" + name + "' is declared csr but given dense");
       if (m->rows != s.decl.shape[0] || m->cols != s.decl.shape[1])
         throw Error("interpreter: input '" + name + "' has the wrong shape");
-      patterns_[name] = *m;
-      Storage st;
-      st.sparse = true;
-      st.pattern = name;
-      st.values = m->val;
-      st.strides.assign(2, 0);
-      roundValues(st.values, s.decl.valueType);
-      store_[name] = std::move(st);
+      patterns_[name] = patternOf(*m);
+      store_[name] = Storage{m->val, s.decl.format, s.decl.shape, s.kept};
+      roundValues(store_.at(name).values, s.decl.valueType);
       return;
     }
+    if (s.decl.format != Format::dense(s.decl.rank()))
+      throw Error("interpreter: input '" + name + "' has format " + s.decl.format.str() + ", which has no data form yet");
     const DenseTensor* d = std::get_if<DenseTensor>(&it->second);
     if (!d) throw Error("interpreter: input '" + name + "' is declared dense but given csr");
     if (d->shape != s.decl.shape) throw Error("interpreter: input '" + name + "' has the wrong shape");
@@ -116,19 +143,37 @@ class Interpreter {
     for (double& v : values) v = roundTo(type, v);
   }
 
+  // The position of the access in the last level, walking the levels in storage order: a dense
+  // level locates its coordinate under the parent position, a level iterated by position takes
+  // the position its loop binds (several loops may iterate one pattern, nested, under different
+  // rows: the access's own index names the loop). Dropped dimensions of a shrunk tensor are skipped.
   double& slot(const std::string& name, const std::vector<std::string>& idx) {
     Storage& st = store_.at(name);
-    if (st.sparse) {
-      // The position bound by the sparse loop over this access's column index (several loops may
-      // iterate one pattern, nested, under different rows).
-      auto it = position_.find(idx[1]);
-      if (it == position_.end()) throw Error("interpreter: '" + name + "' read outside a loop over its pattern");
-      return st.values[static_cast<size_t>(it->second)];
+    int64_t position = 0;
+    for (int l = 0; l < st.format.rank(); ++l) {
+      size_t d = static_cast<size_t>(st.format.dimension(l));
+      if (!st.kept[d]) continue;
+      if (st.format.level(l).locatable()) {
+        position = position * st.shape[d] + index_.at(idx[d]);
+        continue;
+      }
+      auto it = position_.find(idx[d]);
+      REACT_ASSERT(it != position_.end(), "interpreter: '" + name + "' read outside a loop over its pattern");
+      position = it->second;
     }
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d)
-      if (st.strides[d]) off += st.strides[d] * index_.at(idx[d]);
-    return st.values[static_cast<size_t>(off)];
+    return st.values[static_cast<size_t>(position)];
+  }
+
+  // The position of the parent of the level a Sparse loop iterates: the root's for a first level,
+  // the one its loop binds for a level iterated by position, the coordinate for a dense first
+  // level (csr's row). A dense level under another needs the indices of every level above it,
+  // which a loop does not record: no format that runs has one.
+  int64_t parentPosition(const Pattern& p, const IndexLoop& loop) const {
+    if (loop.level == 0) return 0;
+    const PatternLevel& parent = p.levels.at(static_cast<size_t>(loop.level - 1));
+    if (parent.level.iteratedByPosition()) return position_.at(loop.parentIndex);
+    if (loop.level - 1 == 0) return index_.at(loop.parentIndex);
+    throw Error("interpreter: pattern '" + loop.pattern + "': a dense level under another level is not supported yet");
   }
 
   // `e` computed in `type`: every operand, literal and result rounded to it.
@@ -162,7 +207,7 @@ class Interpreter {
       case Op::Eq: return a[0] == a[1];
       case Op::Ne: return a[0] != a[1];
       case Op::Where: return a[0] != 0.0 ? a[1] : a[2];
-      default: throw Error("interpreter: unexpected operator '" + std::string(opName(op)) + "'");
+      default: internalError("interpreter: unexpected operator '" + std::string(opName(op)) + "'");
     }
   }
 
@@ -194,10 +239,11 @@ class Interpreter {
       index_.erase(loop.index);
       return;
     }
-    const CsrMatrix& p = patterns_.at(loop.pattern);
-    int64_t row = index_.at(loop.parentIndex);
-    for (int64_t q = p.rowptr[row]; q < p.rowptr[row + 1]; ++q) {
-      index_[loop.index] = p.col[q];
+    const Pattern& p = patterns_.at(loop.pattern);
+    const PatternLevel& level = p.levels.at(static_cast<size_t>(loop.level));
+    auto [begin, end] = level.children(parentPosition(p, loop));
+    for (int64_t q = begin; q < end; ++q) {
+      index_[loop.index] = level.crd[static_cast<size_t>(q)];
       position_[loop.index] = q;
       for (const TreeNode& c : n.children) exec(c);
     }
@@ -207,7 +253,7 @@ class Interpreter {
 
   const IndexTree& t_;
   std::map<std::string, Storage> store_;
-  std::map<std::string, CsrMatrix> patterns_;
+  std::map<std::string, Pattern> patterns_;
   std::map<std::string, int64_t> index_;
   std::map<std::string, int64_t> position_;  // sparse loop index -> its position
   std::map<const TreeNode*, bool> accumulates_;

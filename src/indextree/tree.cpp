@@ -1,12 +1,14 @@
 // Index tree nodes and tensor storage: labels, stored dimensions and sizes.
 #include "indextree/internal.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace react {
 
 std::string IndexLoop::str() const {
   if (kind == LoopKind::Dense) return index + " (D)";
+  if (parentIndex.empty()) return index + " (S: " + pattern + " level " + std::to_string(level) + ")";
   return index + " (S: " + pattern + " row " + parentIndex + ")";
 }
 
@@ -37,7 +39,7 @@ std::vector<std::string> IndexTree::storedIndices(const std::string& name,
 
 int64_t IndexTree::storedSize(const std::string& name, const std::map<std::string, int64_t>& nnz) const {
   const TensorStorage& t = tensor(name);
-  if (t.decl.format.isSparse()) {
+  if (t.decl.format.hasSparseLevel()) {
     if (!t.shrunk()) return nnz.at(t.decl.pattern);
     return 1;  // shrinking keeps a sparse temporary only as a scalar
   }
@@ -45,6 +47,20 @@ int64_t IndexTree::storedSize(const std::string& name, const std::map<std::strin
   for (size_t d = 0; d < t.kept.size(); ++d)
     if (t.kept[d]) n *= t.decl.shape[d];
   return n;
+}
+
+bool atPatternPositions(const TreePath& path, const std::string& pattern, const Format& format,
+                        const std::vector<std::string>& indices) {
+  if (static_cast<int>(indices.size()) != format.rank()) return false;
+  for (int l = 0; l < format.rank(); ++l) {
+    if (!format.level(l).iteratedByPosition()) continue;
+    const std::string& index = indices[format.dimension(l)];
+    std::string parent = l == 0 ? "" : indices[format.dimension(l - 1)];
+    auto binds = [&](const TreeNode* n) { return n->kind == NodeKind::Index && n->loop.index == index; };
+    auto loop = std::find_if(path.rbegin(), path.rend(), binds);
+    if (loop == path.rend() || !((*loop)->loop == IndexLoop::sparse(index, pattern, l, parent))) return false;
+  }
+  return true;
 }
 
 // The statement as stored: shrunk temporaries show only their kept dimensions.

@@ -1,7 +1,9 @@
-// The rules every pass keeps (see verifyTree in indextree.hpp).
+// The rules every pass keeps (see checkTree in indextree.hpp). Each check returns the first rule
+// broken, as the message that names the node, or nothing.
 #include "indextree/internal.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace react {
@@ -9,9 +11,10 @@ namespace react {
 namespace {
 
 using Path = std::vector<const TreeNode*>;
+using Violation = std::optional<std::string>;
 
-[[noreturn]] void fail(const Path& path, const TreeNode& n, const std::string& rule) {
-  throw Error("index tree verifier: node '" + detail::pathName(path, n) + "': " + rule);
+Violation broken(const Path& path, const TreeNode& n, const std::string& rule) {
+  return "index tree verifier: node '" + detail::pathName(path, n) + "': " + rule;
 }
 
 const TreeNode* binder(const Path& path, const std::string& index) {
@@ -20,32 +23,38 @@ const TreeNode* binder(const Path& path, const std::string& index) {
   return nullptr;
 }
 
-void checkLoops(const TreeNode& n, const Path& path) {
-  if (n.kind == NodeKind::Root && !path.empty()) fail(path, n, "a root below the root");
-  if (n.kind == NodeKind::Compute && !n.children.empty()) fail(path, n, "a compute node has children");
-  if (n.kind != NodeKind::Index) return;
-  if (binder(path, n.loop.index)) fail(path, n, "index '" + n.loop.index + "' is bound twice on this path");
-  if (n.loop.kind == LoopKind::Sparse && !binder(path, n.loop.parentIndex))
-    fail(path, n, "sparse loop over '" + n.loop.pattern + "' is not nested under its row index '" +
-                      n.loop.parentIndex + "'");
+Violation checkLoops(const TreeNode& n, const Path& path) {
+  if (n.kind == NodeKind::Root && !path.empty()) return broken(path, n, "a root below the root");
+  if (n.kind == NodeKind::Compute && !n.children.empty()) return broken(path, n, "a compute node has children");
+  if (n.kind != NodeKind::Index) return std::nullopt;
+  if (binder(path, n.loop.index)) return broken(path, n, "index '" + n.loop.index + "' is bound twice on this path");
+  if (n.loop.kind == LoopKind::Sparse && !n.loop.parentIndex.empty() && !binder(path, n.loop.parentIndex))
+    return broken(path, n, "sparse loop over '" + n.loop.pattern + "' is not nested under its row index '" +
+                               n.loop.parentIndex + "'");
+  return std::nullopt;
 }
 
-void checkCompute(const IndexTree& t, const TreeNode& n, const Path& path) {
+Violation checkCompute(const IndexTree& t, const TreeNode& n, const Path& path) {
+  std::vector<std::string> named = n.reads();
+  named.push_back(n.stmt.lhs);
+  for (const std::string& name : named)
+    if (!t.tensors.count(name)) return broken(path, n, "tensor '" + name + "' is not declared");
   std::vector<std::string> used = n.stmt.lhsIndices;
   for (const auto& x : freeIndices(n.stmt.rhs)) used.push_back(x);
   for (const auto& x : used)
-    if (!binder(path, x)) fail(path, n, "index '" + x + "' is not bound by an enclosing loop");
-  auto checkSparse = [&](const std::string& name, const std::vector<std::string>& idx) {
+    if (!binder(path, x)) return broken(path, n, "index '" + x + "' is not bound by an enclosing loop");
+  auto checkSparse = [&](const std::string& name, const std::vector<std::string>& idx) -> Violation {
     const TensorStorage& s = t.tensor(name);
-    if (!s.decl.format.isSparse() || s.shrunk()) return;
-    const TreeNode* loop = idx.size() == 2 ? binder(path, idx[1]) : nullptr;
-    if (!loop || loop->loop.kind != LoopKind::Sparse || loop->loop.pattern != s.decl.pattern ||
-        loop->loop.parentIndex != idx[0])
-      fail(path, n, "csr tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
-                        s.decl.pattern + "'");
+    if (!s.decl.format.hasSparseLevel() || s.shrunk()) return std::nullopt;
+    if (!atPatternPositions(path, s.decl.pattern, s.decl.format, idx))
+      return broken(path, n, s.decl.format.str() + " tensor '" + name + "' is accessed outside a sparse loop over its pattern '" +
+                                 s.decl.pattern + "'");
+    return std::nullopt;
   };
-  checkSparse(n.stmt.lhs, n.stmt.lhsIndices);
-  for (const ExprNode* a : accesses(n.stmt.rhs)) checkSparse(a->tensor, a->indices);
+  if (Violation v = checkSparse(n.stmt.lhs, n.stmt.lhsIndices)) return v;
+  for (const ExprNode* a : accesses(n.stmt.rhs))
+    if (Violation v = checkSparse(a->tensor, a->indices)) return v;
+  return std::nullopt;
 }
 
 struct Leaf {
@@ -80,7 +89,8 @@ bool under(const Leaf& leaf, const TreeNode* scope) {
   return std::find(leaf.path.begin(), leaf.path.end(), scope) != leaf.path.end();
 }
 
-void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
+// Over the leaves of a tree whose compute nodes passed checkCompute (every tensor declared).
+Violation checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
   std::map<std::string, size_t> firstWrite;
   for (size_t l = 0; l < leaves.size(); ++l) {
     const TreeNode& n = *leaves[l].node;
@@ -88,7 +98,7 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
       const TensorStorage& s = t.tensor(r);
       bool computed = s.decl.role != TensorRole::Input;
       if (computed && r != n.stmt.lhs && !firstWrite.count(r))
-        fail(leaves[l].path, n, "tensor '" + r + "' is read before it is written");
+        return broken(leaves[l].path, n, "tensor '" + r + "' is read before it is written");
     }
     if (n.computeKind == ComputeKind::Compute) firstWrite.emplace(n.stmt.lhs, l);
   }
@@ -96,15 +106,18 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
   // Shrunk tensors: every access shares the loops that fix the dropped dimensions.
   std::map<std::string, std::vector<const TreeNode*>> fixedBy;
   for (const Leaf& leaf : leaves) {
-    auto check = [&](const std::string& name, const std::vector<std::string>& idx) {
-      if (!t.tensor(name).shrunk()) return;
+    auto check = [&](const std::string& name, const std::vector<std::string>& idx) -> Violation {
+      if (!t.tensor(name).shrunk()) return std::nullopt;
       auto loops = fixingLoops(t, leaf, name, idx);
       auto [it, fresh] = fixedBy.emplace(name, loops);
       if (!fresh && it->second != loops)
-        fail(leaf.path, *leaf.node, "shrunk tensor '" + name + "' is used outside the loop that fixes its dropped dimensions");
+        return broken(leaf.path, *leaf.node,
+                      "shrunk tensor '" + name + "' is used outside the loop that fixes its dropped dimensions");
+      return std::nullopt;
     };
-    check(leaf.node->stmt.lhs, leaf.node->stmt.lhsIndices);
-    for (const ExprNode* a : accesses(leaf.node->stmt.rhs)) check(a->tensor, a->indices);
+    if (Violation v = check(leaf.node->stmt.lhs, leaf.node->stmt.lhsIndices)) return v;
+    for (const ExprNode* a : accesses(leaf.node->stmt.rhs))
+      if (Violation v = check(a->tensor, a->indices)) return v;
   }
 
   // Resets come after the last consumer in their scope, and after a producer.
@@ -121,27 +134,38 @@ void checkDataflow(const IndexTree& t, const std::vector<Leaf>& leaves) {
       bool reads_it = std::find(reads.begin(), reads.end(), name) != reads.end();
       if (o < l && n.computeKind == ComputeKind::Compute && n.stmt.lhs == name) produced = true;
       if (o > l && reads_it && n.stmt.lhs != name)
-        fail(reset.path, *reset.node, "reset of '" + name + "' comes before its consumer '" +
-                                          detail::computeLabel(n, &t) + "'");
+        return broken(reset.path, *reset.node, "reset of '" + name + "' comes before its consumer '" +
+                                                   detail::computeLabel(n, &t) + "'");
     }
-    if (!produced) fail(reset.path, *reset.node, "reset of '" + name + "' has no producer before it in its loop");
+    if (!produced) return broken(reset.path, *reset.node, "reset of '" + name + "' has no producer before it in its loop");
   }
+  return std::nullopt;
 }
 
 }  // namespace
 
-void verifyTree(const IndexTree& t) {
-  if (t.root.kind != NodeKind::Root) throw Error("index tree verifier: the tree has no root");
+Legality checkTree(const IndexTree& t) {
+  if (t.root.kind != NodeKind::Root) return Legality::illegal("index tree verifier: the tree has no root");
+  for (const auto& [name, s] : t.tensors)
+    if (s.decl.format.rank() != s.decl.rank())
+      return Legality::illegal("index tree verifier: tensor '" + name + "' has format " + s.decl.format.str() + " with " +
+                               std::to_string(s.decl.format.rank()) + " levels for rank " + std::to_string(s.decl.rank()));
+  Violation first;
   std::vector<Leaf> leaves;
   visitTree(t.root, [&](const TreeNode& n, const Path& path) {
-    checkLoops(n, path);
-    if (n.kind != NodeKind::Compute) return;
-    for (const std::string& name : n.reads()) t.tensor(name);
-    t.tensor(n.stmt.lhs);
-    checkCompute(t, n, path);
+    if (first) return;
+    first = checkLoops(n, path);
+    if (first || n.kind != NodeKind::Compute) return;
+    first = checkCompute(t, n, path);
     leaves.push_back({&n, path});
   });
-  checkDataflow(t, leaves);
+  if (!first) first = checkDataflow(t, leaves);
+  return first ? Legality::illegal(*first) : Legality{};
+}
+
+void verifyTree(const IndexTree& t) {
+  Legality legality = checkTree(t);
+  if (!legality.ok()) throw Error(legality.why);
 }
 
 }  // namespace react

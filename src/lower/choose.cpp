@@ -8,7 +8,7 @@ FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
   if (options.fusion) return *options.fusion;
   if (options.stats) return FusionMode::Auto;
   for (const std::string& name : p.inputs())
-    if (p.tensor(name).format.isSparse()) return FusionMode::React;  // auto would have no statistics
+    if (p.tensor(name).format.hasSparseLevel()) return FusionMode::React;  // auto would have no statistics
   return FusionMode::Auto;
 }
 

@@ -11,8 +11,8 @@ Kernel Kernel::compile(const Program& p, const CompileOptions& options) { return
 Kernel Kernel::compile(const IndexTree& tree, const CompileOptions& options) {
   Kernel k;
   k.tree_ = tree;
-  k.loops_ = lowerToLoops(k.tree_);
-  k.source_ = emitSource(k.loops_, options.target, options.emit);
+  k.loops_ = scheduleLoops(lowerToLoops(k.tree_), options.target, options.emit);
+  k.source_ = printSource(k.loops_, options.target, options.emit);
   k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
   k.target_ = options.target;
   if (options.target == Target::Kokkos) k.lib_.runtime.initialize();
@@ -33,8 +33,8 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
     EmitOptions emit = options.emit;
     emit.functionName = options.emit.functionName + "_" + std::to_string(n);
     k.tree_ = trees[n];
-    k.loops_ = lowerToLoops(k.tree_);
-    k.source_ = emitSource(k.loops_, options.target, emit);
+    k.loops_ = scheduleLoops(lowerToLoops(k.tree_), options.target, emit);
+    k.source_ = printSource(k.loops_, options.target, emit);
     source += k.source_;
   }
   if (trees.empty()) return kernels;
@@ -61,10 +61,10 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
     if (it == inputs.end()) throw Error("kernel: no value given for input '" + name + "'");
     std::vector<int64_t> shape;
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) {
-      if (!d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
+      if (!d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
       shape = {m->rows, m->cols};
     } else {
-      if (d.format.isSparse()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
+      if (d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
       shape = std::get<DenseTensor>(it->second).shape;
     }
     auto dims = loops_.dimIndices.find(name);
@@ -134,7 +134,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Output) continue;
-    if (d.format.isSparse()) {
+    if (d.format.hasSparseLevel()) {
       const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(d.pattern));
       const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
                                                  (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
@@ -156,7 +156,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const auto& [name, s] : loops_.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
     std::vector<int64_t> extents;
-    if (s.decl.format.isSparse()) {
+    if (s.decl.format.hasSparseLevel()) {
       extents = {s.shrunk() ? 1 : std::get<CsrMatrix>(inputs.at(s.decl.pattern)).nnz()};
     } else {
       const std::vector<std::string>& dims = loops_.dimIndices.at(name);

@@ -12,45 +12,24 @@
 
 namespace react {
 
-// --- loop IR ----------------------------------------------------------------------------------
-// How a loop's iterations are spread over the machine. Top-level loops: Parallel (independent
-// iterations), ParallelReduce (iterations only combine into one scalar), Serial. Loops directly
-// inside a Parallel top-level loop (one team per outer iteration on Kokkos): TeamThread
-// (independent), TeamReduce (combine into one scalar), Single (one thread of the team).
-enum class Mapping { Serial, Parallel, ParallelReduce, TeamThread, TeamReduce, Single };
-const char* toString(Mapping m);
-
-struct LoopNode {
-  enum class Kind { Loop, Compute } kind = Kind::Loop;
-  IndexLoop loop;                // Loop
-  Mapping mapping = Mapping::Serial;
-  std::string reduceInto;        // ParallelReduce / TeamReduce: the scalar combined
-  ReduceOp reduceOp = ReduceOp::Sum;
-  Statement stmt;                // Compute
-  bool accumulate = false;
-  bool reset = false;
-  std::vector<std::string> locals;  // scalar temporaries private to one iteration of this loop
-  std::vector<LoopNode> body;
-};
-
-// One top-level loop nest = one kernel launch.
-struct LoopNest {
-  std::string name;                   // after the statements it computes: "T0_A"
-  LoopNode top;                       // a loop, or a single compute node
-  std::vector<std::string> scratch;   // shrunk temporaries shared by one outer iteration
-};
-
+// --- loop IR (src/lower/ir/ir.hpp; docs/design.md) ------------------------------------------------
+namespace ir {
+struct StmtNode;
+}
+// One kernel as the typed loop IR: its arguments (the ABI's order), the extents it takes at run
+// time, and its statements (the nests, one kernel launch each on Kokkos). lowerToLoops gives the
+// IR before any scheduling pass; emitSource runs the target's passes, then prints.
 struct LoopProgram {
-  std::vector<LoopNest> nests;
+  std::vector<std::shared_ptr<const ir::StmtNode>> body;
   std::map<std::string, TensorStorage> tensors;
   std::map<std::string, int64_t> indexSizes;
   std::vector<std::string> args;          // inputs then outputs: the kernel's tensor arguments
+  std::vector<std::string> patternArgs;   // args that own their sparse pattern (positions, coordinates)
   std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
-  std::vector<std::string> fullTemporaries;  // unshrunk temporaries, allocated per call
   // arg tensor or temporary -> index of each dimension (a temporary's as its producer writes it)
   std::map<std::string, std::vector<std::string>> dimIndices;
   std::string treeText;                   // printTree of the source tree
-  std::string str() const;                // readable dump of the loop IR
+  std::string str() const;                // the IR's text form (ir::print)
 };
 
 LoopProgram lowerToLoops(const IndexTree& t);
@@ -67,10 +46,15 @@ struct EmitOptions {
   std::string functionName = "react_kernel";
 };
 
+// The target's scheduling passes (src/lower/passes/) over the IR lowerToLoops gave.
+LoopProgram scheduleLoops(const LoopProgram& p, Target target, const EmitOptions& options = {});
 // A C++ translation unit defining
 //   extern "C" void <functionName>(const ReactTensor* tensors, const int64_t* sizes);
-// with tensors in LoopProgram::args order and sizes in LoopProgram::runtimeSizes order.
+// with tensors in LoopProgram::args order and sizes in LoopProgram::runtimeSizes order: the
+// scheduled IR (scheduleLoops), printed.
 std::string emitSource(const LoopProgram& p, Target target, const EmitOptions& options = {});
+// Prints IR scheduled for `target` (what emitSource does after scheduleLoops).
+std::string printSource(const LoopProgram& scheduled, Target target, const EmitOptions& options = {});
 // The struct the generated functions take (also in every emitted source).
 struct ReactTensor {
   void* vals;          // values (dense row-major, or csr values): double or float, as the tensor's value type
@@ -210,7 +194,7 @@ class Kernel {
   std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;
 
   const IndexTree& tree() const { return tree_; }
-  const LoopProgram& loops() const { return loops_; }
+  const LoopProgram& loops() const { return loops_; }  // the loop IR after the target's passes
   const std::string& source() const { return source_; }
   const CompiledLibrary& library() const { return lib_; }
   Target target() const { return target_; }

@@ -1,0 +1,163 @@
+// C++ both targets print alike: the kernel's header, prologue, expressions, assignments and
+// serial loops.
+#include "lower/emit/cpp_printer.hpp"
+#include "lower/ir/names.hpp"
+
+namespace react {
+
+Target parseTarget(const std::string& s) {
+  if (s == "kokkos") return Target::Kokkos;
+  if (s == "openmp") return Target::OpenMP;
+  throw Error("unknown target '" + s + "' (expected kokkos or openmp)");
+}
+
+std::string toString(Target t) { return t == Target::Kokkos ? "kokkos" : "openmp"; }
+
+std::string printSource(const LoopProgram& scheduled, Target target, const EmitOptions& options) {
+  return target == Target::Kokkos ? emit::printKokkos(scheduled, options) : emit::printOpenMP(scheduled, options);
+}
+
+namespace emit {
+
+using namespace ir;
+using ir::Expr;
+
+void CppPrinter::line(const std::string& s) { out_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
+
+std::string CppPrinter::typeName(Type t) {
+  switch (t) {
+    case Type::Bool: return "bool";
+    case Type::Int32: return "int32_t";
+    case Type::Int64: return "int64_t";
+    case Type::Float32: return "float";
+    case Type::Float64: return "double";
+  }
+  internalError("a value outside its enumeration");
+}
+
+std::string CppPrinter::expr(const Expr& e) const {
+  auto a = [&](size_t k) { return expr(e->args[k]); };
+  switch (e->kind) {
+    case ExprKind::IntImm: return std::to_string(e->intValue);
+    case ExprKind::FloatImm: return literalText(e->floatValue, e->type);
+    case ExprKind::StringImm: return stringLiteral(e->text);
+    case ExprKind::Var: return mangle(e->name);
+    case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
+    case ExprKind::Neg: {  // "(- -1.0)": without the space a negative literal would read as "--" (decrement)
+      std::string x = a(0);
+      return (x[0] == '-' ? "(- " : "(-") + x + ")";
+    }
+    case ExprKind::Binary: {
+      static const char* const ops[] = {" + ", " - ", " * ", " / ", " < ", " <= ", " > ", " >= ", " == ", " != "};
+      std::string s = "(" + a(0) + ops[static_cast<int>(e->op)] + a(1);
+      if (!isComparison(e->op) || e->type == Type::Bool) return s + ")";
+      return s + " ? " + literalText(1.0, e->type) + " : " + literalText(0.0, e->type) + ")";  // a value: 1 or 0
+    }
+    case ExprKind::Call:
+      switch (e->callee) {
+        case Callee::Exp: return "exp(" + a(0) + ")";
+        case Callee::Sqrt: return "sqrt(" + a(0) + ")";
+        case Callee::Log: return "log(" + a(0) + ")";
+        case Callee::Max: return "react_max(" + a(0) + ", " + a(1) + ")";
+        case Callee::Min: return "react_min(" + a(0) + ", " + a(1) + ")";
+        // A call, not "c ? a : b": both operands are then read unconditionally. GCC 12.2 (Debian 12)
+        // at -O3 with AVX2 turns a conditional read into masked loads and may use one vector's mask
+        // for the next ones (fuzz/regressions/gcc12-masked-load-where.txt).
+        case Callee::Where: return "react_where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
+        case Callee::Checked: return "react_checked(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
+        case Callee::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+        case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
+      }
+      break;
+    case ExprKind::Access: break;
+  }
+  internalError("the printer met " + ir::print(e) + " (accesses are lowered before printing)");
+}
+
+void CppPrinter::body(const std::vector<Stmt>& b) {
+  for (const Stmt& s : b) stmt(s);
+}
+
+void CppPrinter::serialLoop(const StmtNode& l) {
+  std::string c = mangle(l.counter);
+  open("for (int64_t " + c + " = " + expr(l.lo) + "; " + c + " < " + expr(l.hi) + "; ++" + c + ") {");
+  body(l.body);
+  close();
+}
+
+void CppPrinter::privatesOf(const StmtNode& l) {
+  for (const PrivateBuffer& b : l.privates)
+    allocate(*ir::allocate(b.tensor, b.type, var(Name{Role::Size, b.tensor}, Type::Int64), b.init, false));
+}
+
+void CppPrinter::stmt(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::Block:
+      if (!s->scoped) return body(s->body);
+      open("{");
+      body(s->body);
+      return close();
+    case StmtKind::Comment: return line("// " + commentText(s->text));
+    case StmtKind::Let:
+      return line(std::string(s->isMutable ? "" : "const ") + typeName(s->type) + " " + mangle(s->name) + " = " +
+                  expr(s->value) + ";");
+    case StmtKind::Assign: {
+      std::string t = expr(s->target), v = expr(s->value);
+      if (s->update == Update::Set) return line(t + " = " + v + ";");
+      if (s->update == Update::Add) return line(t + " += " + v + ";");
+      return line(t + " = react_max(" + t + ", " + v + ");");
+    }
+    case StmtKind::For:
+      if (s->schedule != Schedule::Serial) return scheduledLoop(*s);
+      privatesOf(*s);
+      return serialLoop(*s);
+    case StmtKind::Allocate: return allocate(*s);
+    case StmtKind::Fill: return fill(*s);
+    case StmtKind::Single: return single(*s);
+    case StmtKind::IfDevice: return ifDevice(*s);
+    case StmtKind::Nest: return nest(*s);
+  }
+}
+
+std::string CppPrinter::print() {
+  out_ << "// Generated by react. Index tree:\n";
+  std::istringstream tree(p_.treeText);
+  for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
+  // Guarded, so that several kernels can share one translation unit.
+  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
+  // The float overloads of <cmath> for float values (exp(x) of a float x is expf).
+  out_ << "using std::exp; using std::sqrt; using std::log;\n";
+  out_ << "struct ReactTensor { void* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
+  // Templates, for float and double alike: operands of two types (which the IR never mixes
+  // without a cast) fail to deduce rather than convert.
+  std::string q = functionQualifier(), t = "template <class T> " + q;
+  out_ << t << " T react_max(T a, T b) { return a > b ? a : b; }\n";
+  out_ << t << " T react_min(T a, T b) { return a < b ? a : b; }\n";
+  out_ << t << " T react_where(T c, T a, T b) { return c != T(0) ? a : b; }\n";
+  out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
+       << "  if (i < 0 || i >= n) { REACT_REPORT(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
+       << "  return i;\n}\n#endif\n";
+  out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
+  for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
+    line("const int64_t " + mangle(Name{Role::Extent, p_.runtimeSizes[k]}) + " = sizes[" + std::to_string(k) + "];");
+  if (p_.runtimeSizes.empty()) line("(void)sizes;");
+  for (size_t k = 0; k < p_.args.size(); ++k) {
+    const std::string& name = p_.args[k];
+    std::string a = "t[" + std::to_string(k) + "]", size = mangle(Name{Role::Size, name});
+    const std::string type = typeName(valueTypeOf(p_.tensors.at(name)));  // the ABI's values are untyped
+    line(type + "* const " + mangle(Name{Role::Values, name}) + " = static_cast<" + type + "*>(" + a + ".vals);");
+    for (const std::string& owner : p_.patternArgs)
+      if (owner == name)
+        line("const int64_t* const " + mangle(Name{Role::Positions, name}) + " = " + a + ".pos; const int32_t* const " +
+             mangle(Name{Role::Coordinates, name}) + " = " + a + ".crd; const int64_t " +
+             mangle(Name{Role::StoredEntries, name}) + " = " + a + ".nnz;");
+    line("const int64_t " + size + " = " + a + ".nnz; (void)" + size + ";");
+  }
+  body(p_.body);
+  if (!epilogue().empty()) line(epilogue());
+  out_ << "}\n";
+  return out_.str();
+}
+
+}  // namespace emit
+}  // namespace react

@@ -1,0 +1,51 @@
+// Printing scheduled loop IR as C++ (internal to src/lower): everything the targets share, with
+// hooks for what only their syntax decides.
+#pragma once
+
+#include "lower/ir/ir.hpp"
+
+#include <sstream>
+
+namespace react::emit {
+
+class CppPrinter {
+ public:
+  CppPrinter(const LoopProgram& p, const EmitOptions& o) : p_(p), o_(o) {}
+  virtual ~CppPrinter() = default;
+  std::string print();
+
+ protected:
+  // The target's syntax.
+  virtual std::string includes() const = 0;
+  virtual std::string functionQualifier() const = 0;  // how helper functions are declared
+  virtual void allocate(const ir::StmtNode& a) = 0;   // storage for a temporary, every element a.init
+  virtual void fill(const ir::StmtNode& f) = 0;       // every element of a tensor's values := f.init
+  virtual void nest(const ir::StmtNode& n) = 0;       // one top-level nest
+  // A loop whose schedule is not Serial (Vector, LaneReduce, Parallel, ParallelReduce).
+  virtual void scheduledLoop(const ir::StmtNode& l) = 0;
+  virtual void single(const ir::StmtNode& s) { body(s.body); }
+  virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
+  virtual std::string epilogue() const { return ""; }
+
+  // Shared printing.
+  std::string expr(const ir::Expr& e) const;
+  static std::string typeName(ir::Type t);
+  void stmt(const ir::Stmt& s);
+  void body(const std::vector<ir::Stmt>& b);
+  void serialLoop(const ir::StmtNode& l);  // `for (...) { body }`
+  // A serial loop's privates, allocated once before it.
+  void privatesOf(const ir::StmtNode& l);
+  void line(const std::string& s);
+  void open(const std::string& s) { line(s); ++depth_; }
+  void close(const std::string& s = "}") { --depth_; line(s); }
+
+  const LoopProgram& p_;
+  EmitOptions o_;
+  std::ostringstream out_;
+  int depth_ = 1;
+};
+
+std::string printOpenMP(const LoopProgram& p, const EmitOptions& o);
+std::string printKokkos(const LoopProgram& p, const EmitOptions& o);
+
+}  // namespace react::emit

@@ -1,0 +1,234 @@
+// The Kokkos syntax: each nest one kernel launch. A parallel loop's rows belong to the threads of
+// teams, its private scratch to each row's part of the team scratch, its vector loops to the row's
+// vector lanes. Rows per team and lanes per row are chosen at run time from the input (react_launch
+// in the prelude). The same source compiles against Serial, OpenMP and CUDA Kokkos.
+#include "lower/emit/cpp_printer.hpp"
+#include "lower/ir/names.hpp"
+
+namespace react::emit {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+class KokkosPrinter : public CppPrinter {
+ public:
+  using CppPrinter::CppPrinter;
+
+ protected:
+  std::string includes() const override {
+    return R"PRELUDE(#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+// A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define REACT_REPORT(...) printf(__VA_ARGS__)
+#else
+#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
+#endif
+#define REACT_ABORT() Kokkos::abort("react bounds check failed")
+// Kokkos::Max starts from the lowest finite value; react's max of nothing is -inf.
+template <class T> struct ReactMax : Kokkos::Max<T> {
+  using reducer = ReactMax;
+  KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
+};
+// A team's scratch for temporaries of value type T.
+template <class T> using react_scratch =
+    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
+constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
+// How a nest with one row per outer iteration is launched on this input. A row belongs to one
+// thread of a team and its inner loops to that thread's vector lanes. On a GPU the lanes follow
+// the rows' average inner trip count (up to a warp) and short rows share a team of 128 threads,
+// so a matrix of short rows still fills the warps; on a CPU a row is one thread's serial work.
+struct ReactLaunch { int64_t league, rows, lanes; int level; };
+static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_team, size_t row_scratch_bytes) {
+  ReactLaunch l{0, 1, 1, 0};
+  if (react_on_device) {
+    while (l.lanes < 32 && l.lanes < inner) l.lanes *= 2;
+    l.rows = 128 / l.lanes;
+  }
+  if (rows_per_team > 0) l.rows = rows_per_team;
+  // Team scratch beyond what a GPU block's shared memory holds by default goes to level 1.
+  l.level = static_cast<size_t>(l.rows) * row_scratch_bytes > 48 * 1024 ? 1 : 0;
+  l.league = (rows + l.rows - 1) / l.rows;
+  return l;
+}
+// The runtime the host side of react uses (lower.hpp: KokkosRuntime).
+extern "C" void react_runtime_initialize() {
+  if (Kokkos::is_initialized()) return;
+  Kokkos::initialize();
+  std::atexit([] { if (Kokkos::is_initialized()) Kokkos::finalize(); });
+}
+extern "C" void* react_runtime_allocate(size_t bytes) { return Kokkos::kokkos_malloc<react_memory>("react", bytes ? bytes : 1); }
+extern "C" void react_runtime_release(void* p) { Kokkos::kokkos_free<react_memory>(p); }
+extern "C" void react_runtime_copy(void* dst, const void* src, size_t bytes, int kind) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using HostBytes = Kokkos::View<char*, Kokkos::HostSpace, Unmanaged>;
+  using DeviceBytes = Kokkos::View<char*, react_memory, Unmanaged>;
+  char* s = static_cast<char*>(const_cast<void*>(src));
+  char* d = static_cast<char*>(dst);
+  if (kind == 0) Kokkos::deep_copy(DeviceBytes(d, bytes), HostBytes(s, bytes));
+  else if (kind == 1) Kokkos::deep_copy(HostBytes(d, bytes), DeviceBytes(s, bytes));
+  else Kokkos::deep_copy(DeviceBytes(d, bytes), DeviceBytes(s, bytes));
+  Kokkos::fence();
+}
+extern "C" int react_runtime_host_accessible() { return react_on_device ? 0 : 1; }
+extern "C" int react_runtime_concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
+extern "C" const char* react_runtime_describe() {
+  static const std::string text = std::string(Kokkos::DefaultExecutionSpace::name()) + " (concurrency " +
+                                  std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
+  return text.c_str();
+})PRELUDE";
+  }
+  std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
+  std::string epilogue() const override { return "Kokkos::fence();"; }
+
+  void allocate(const StmtNode& a) override {
+    std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);
+    line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
+         "), static_cast<size_t>(" + expr(a.value) + "));");
+    line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
+    line(type + "* const " + mangle(a.name) + " = " + view + ".data();");
+  }
+
+  void fill(const StmtNode& f) override {
+    line("Kokkos::deep_copy(Kokkos::View<" + typeName(f.type) + "*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) +
+         ", static_cast<size_t>(" + mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init, f.type) + ");");
+  }
+
+  std::string range(const StmtNode& l) const {
+    return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(" + expr(l.lo) + ", " + expr(l.hi) + ")";
+  }
+  // The reducer of a ParallelReduce or LaneReduce loop, over its accumulator's type.
+  std::string reducer(const StmtNode& l) const {
+    return std::string(l.reduceOp == ReduceOp::Sum ? "Kokkos::Sum<" : "ReactMax<") + typeName(l.reduceType) + ">(" +
+           mangle(l.reduceVar) + ")";
+  }
+  // The lambda parameter through which an iteration of a ParallelReduce or LaneReduce loop updates
+  // its accumulator.
+  std::string accumulatorParameter(const StmtNode& l) const {
+    return typeName(l.reduceType) + "& " + mangle(l.reduceVar);
+  }
+  std::string laneRange(const StmtNode& l) const {
+    return "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" + expr(l.lo) + "), static_cast<int64_t>(" + expr(l.hi) + "))";
+  }
+
+  // A nest's statements: declarations on the host; parallel loops launch themselves; everything
+  // else runs on the device as a kernel of one iteration (its data lives there).
+  void nest(const StmtNode& n) override {
+    open("{");
+    nestName_ = n.text;
+    kernels_ = 0;
+    std::vector<Stmt> flat;
+    std::function<void(const Stmt&)> flatten = [&](const Stmt& s) {
+      if (s->kind == StmtKind::Block && !s->scoped)
+        for (const Stmt& c : s->body) flatten(c);
+      else
+        flat.push_back(s);
+    };
+    for (const Stmt& s : n.body) flatten(s);
+    for (const Stmt& s : flat) {
+      if (s->kind == StmtKind::Comment || s->kind == StmtKind::Let) {
+        stmt(s);
+      } else if (s->kind == StmtKind::For && s->schedule != Schedule::Serial) {
+        scheduledLoop(*s);
+      } else {
+        if (s->kind == StmtKind::For) privatesOf(*s);
+        open("Kokkos::parallel_for(" + kernelLabel() + ", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, 1), KOKKOS_LAMBDA(const int64_t) {");
+        if (s->kind == StmtKind::For) serialLoop(*s);
+        else stmt(s);
+        close("});");
+      }
+    }
+    close();
+  }
+
+  std::string kernelLabel() {
+    return stringLiteral(kernels_++ == 0 ? nestName_ : nestName_ + "_" + std::to_string(kernels_ - 1));
+  }
+
+  void scheduledLoop(const StmtNode& l) override {
+    std::string c = mangle(l.counter);
+    switch (l.schedule) {
+      case Schedule::Parallel: return rows(l);
+      case Schedule::ParallelReduce:
+        open("Kokkos::parallel_reduce(" + kernelLabel() + ", " + range(l) + ", KOKKOS_LAMBDA(const int64_t " + c + ", " +
+             accumulatorParameter(l) + ") {");
+        body(l.body);
+        return close("}, " + reducer(l) + ");");
+      case Schedule::Vector:
+        open("Kokkos::parallel_for(" + laneRange(l) + ", [&](const int64_t " + c + ") {");
+        body(l.body);
+        return close("});");
+      case Schedule::LaneReduce:
+        open("Kokkos::parallel_reduce(" + laneRange(l) + ", [&](const int64_t " + c + ", " + accumulatorParameter(l) + ") {");
+        body(l.body);
+        return close("}, " + reducer(l) + ");");
+      case Schedule::Serial: return serialLoop(l);
+    }
+  }
+
+  // One row per team thread; the row's scratch in the team's scratch memory.
+  void rows(const StmtNode& l) {
+    line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
+    std::string bytes = "0";
+    for (const PrivateBuffer& b : l.privates) bytes += " + " + scratch(b) + "::shmem_size(" + mangle(Name{Role::Size, b.tensor}) + ")";
+    line("const size_t row_scratch_bytes = " + bytes + ";");
+    line("const ReactLaunch launch = react_launch(" + expr(l.hi) + ", " + (l.laneTrips ? expr(l.laneTrips) : "1.0") + ", " +
+         std::to_string(o_.kokkosTeamSize) + ", row_scratch_bytes);");
+    line("policy_t policy(launch.league, launch.rows, launch.lanes);");
+    line("if (row_scratch_bytes) policy.set_scratch_size(launch.level, Kokkos::PerTeam(launch.rows * row_scratch_bytes));");
+    open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
+    // Every thread takes the team's scratch once, in the same order, so all see the same blocks.
+    for (const PrivateBuffer& b : l.privates)
+      line(typeName(b.type) + "* const " + mangle(Name{Role::TeamBlock, b.tensor}) + " = " + scratch(b) +
+           "(team.team_scratch(launch.level), launch.rows * " + mangle(Name{Role::Size, b.tensor}) + ").data();");
+    open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, launch.rows), [&](const int64_t row) {");
+    std::string coordinate = mangle(l.counter);
+    line("const int64_t " + coordinate + " = team.league_rank() * launch.rows + row;");
+    line("if (" + coordinate + " >= " + expr(l.hi) + ") return;");
+    for (const PrivateBuffer& b : l.privates) {
+      std::string values = mangle(Name{Role::Values, b.tensor}), size = mangle(Name{Role::Size, b.tensor});
+      line(typeName(b.type) + "* const " + values + " = " + mangle(Name{Role::TeamBlock, b.tensor}) + " + row * " + size + ";");
+      line("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, " + size + "), [&](const int64_t q) { " + values +
+           "[q] = " + literalText(b.init, b.type) + "; });");
+    }
+    body(l.body);
+    close("});");
+    close("});");
+  }
+
+  // The scratch view type of a private buffer's values.
+  static std::string scratch(const PrivateBuffer& b) { return "react_scratch<" + typeName(b.type) + ">"; }
+
+  void single(const StmtNode& s) override {
+    open("Kokkos::single(Kokkos::PerThread(team), [&]() {");
+    body(s.body);
+    close("});");
+  }
+
+  // A plain if on a constant: nvcc rejects a device lambda that first captures inside if constexpr.
+  void ifDevice(const StmtNode& s) override {
+    open(s.forcedOrder ? "if (true) {  // the GPU's order, forced" : "if (react_on_device) {");
+    stmt(s.body[0]);
+    close("} else {");
+    ++depth_;
+    stmt(s.body[1]);
+    close();
+  }
+
+  std::string nestName_;
+  int kernels_ = 0;
+};
+
+}  // namespace
+
+std::string printKokkos(const LoopProgram& p, const EmitOptions& o) { return KokkosPrinter(p, o).print(); }
+
+}  // namespace react::emit

@@ -1,0 +1,115 @@
+// Dependence questions on the loop IR: one analysis for every loop (a nest's outer loop, a row's
+// loops, an innermost loop a vector unit could run).
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+
+namespace react::ir {
+
+bool varies(const ExprNode& access, const std::string& index, const std::map<std::string, TensorStorage>& tensors) {
+  const TensorStorage& s = tensors.at(access.tensor);
+  for (size_t d = 0; d < access.indices.size() && d < s.kept.size(); ++d)
+    if (s.kept[d] && access.indices[d] == index) return true;
+  return false;
+}
+
+const std::string& loopIndex(const StmtNode& loop) { return loop.counter.text; }
+bool isDenseLoop(const StmtNode& loop) { return loop.counter.role == Role::Index; }
+
+bool isInnermost(const StmtNode& loop) {
+  bool inner = true;
+  for (const Stmt& s : loop.body)
+    forEachStmt(s, [&](const Stmt& t) { inner = inner && t->kind != StmtKind::For; });
+  return inner;
+}
+
+std::string writtenTensor(const StmtNode& assign) {
+  return assign.target->kind == ExprKind::Access ? assign.target->tensor : "";
+}
+
+const StmtNode* onlyStatement(const StmtNode& loop) {
+  const StmtNode* only = nullptr;
+  for (const Stmt& s : loop.body) {
+    if (s->kind == StmtKind::Let && s->name.role == Role::Index) continue;
+    if (only) return nullptr;
+    only = s.get();
+  }
+  return only;
+}
+
+bool declaresLocals(const StmtNode& loop) {
+  for (const Stmt& s : loop.body)
+    if (s->kind == StmtKind::Let && s->isMutable) return true;
+  return false;
+}
+
+const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors) {
+  const StmtNode* n = &s;
+  while (n && n->kind == StmtKind::For && !declaresLocals(*n)) {
+    if (isDenseLoop(*n) && analyzeIterations(*n, tensors).kind == Iterations::Independent) return n;
+    n = onlyStatement(*n);
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool isScalar(const ExprNode& access, const std::map<std::string, TensorStorage>& tensors) {
+  const TensorStorage& s = tensors.at(access.tensor);
+  for (size_t d = 0; d < access.indices.size() && d < s.kept.size(); ++d)
+    if (s.kept[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::string, TensorStorage>& tensors,
+                                 const std::set<std::string>& privates) {
+  IterationFacts r;
+  const std::string& index = loopIndex(loop);
+  bool independent = true, reducible = true, reduces = false;
+  std::map<std::string, Expr> written;  // tensor -> the access it is written at
+  std::set<Name> locals;                // variables declared inside the loop
+  std::function<void(const Stmt&)> writes = [&](const Stmt& s) {
+    if (s->kind == StmtKind::Let) locals.insert(s->name);
+    if (s->kind == StmtKind::Assign) {
+      const Expr& t = s->target;
+      if (t->kind == ExprKind::Var) {
+        if (!locals.count(t->name)) independent = reducible = false;
+      } else if (!privates.count(t->tensor)) {
+        auto [it, fresh] = written.emplace(t->tensor, t);
+        if (varies(*t, index, tensors) && (fresh || equal(it->second, t))) {
+          // an independent write
+        } else if (isScalar(*t, tensors) && s->update != Update::Set &&
+                   (!reduces || (r.reduceTensor == t->tensor && r.op == (s->update == Update::Add ? ReduceOp::Sum : ReduceOp::Max)))) {
+          independent = false;
+          reduces = true;
+          r.reduceTensor = t->tensor;
+          r.reduceTarget = t;
+          r.op = s->update == Update::Add ? ReduceOp::Sum : ReduceOp::Max;
+        } else {
+          independent = reducible = false;
+        }
+      }
+    }
+    for (const Stmt& c : s->body) writes(c);
+  };
+  for (const Stmt& s : loop.body) writes(s);
+  // Reads of what the loop writes: only at the element written; the reduced scalar not at all.
+  for (const Stmt& s : loop.body)
+    forEachStmt(s, [&](const Stmt& st) {
+      auto check = [&](const Expr& e) {
+        if (e->kind != ExprKind::Access) return;
+        if (reduces && e->tensor == r.reduceTensor) reducible = false;
+        auto w = written.find(e->tensor);
+        if (w != written.end() && !equal(w->second, e)) independent = false;
+      };
+      forEachExpr(st->value, check);
+      if (st->target)
+        for (const Expr& a : st->target->args) forEachExpr(a, check);
+    });
+  if (independent) r.kind = Iterations::Independent;
+  else if (reduces && reducible) r.kind = Iterations::ReduceScalar;
+  return r;
+}
+
+}  // namespace react::ir

@@ -1,0 +1,48 @@
+// Questions passes ask of the loop IR.
+#pragma once
+
+#include "lower/ir/ir.hpp"
+
+#include <set>
+
+namespace react::ir {
+
+// Does this access move through memory as `index` changes (is `index` one of the dimensions the
+// tensor keeps)? A sparse tensor's stored entries differ for different coordinates of every
+// dimension, so each of its indices counts.
+bool varies(const ExprNode& access, const std::string& index, const std::map<std::string, TensorStorage>& tensors);
+
+// How the iterations of `loop` depend on one another, writes to `privates` aside (temporaries
+// each worker holds itself) and locals declared inside the loop aside:
+//  - Independent: every write moves with the loop's index, each tensor is written at one access
+//    and read only there (no iteration reads what another writes);
+//  - ReduceScalar: the only dependent writes accumulate, with one operator, into one scalar that
+//    the loop does not read otherwise (`reduceTensor`, `op`);
+//  - Dependent otherwise.
+struct IterationFacts {
+  Iterations kind = Iterations::Dependent;
+  std::string reduceTensor;
+  Expr reduceTarget;  // the access every reduction writes
+  ReduceOp op = ReduceOp::Sum;
+};
+IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::string, TensorStorage>& tensors,
+                                 const std::set<std::string>& privates = {});
+
+// The logical index a loop visits (its counter's name).
+const std::string& loopIndex(const StmtNode& loop);
+// Does a dense loop (one over coordinates, not positions) run it?
+bool isDenseLoop(const StmtNode& loop);
+// Has the loop no loop inside it?
+bool isInnermost(const StmtNode& loop);
+// The one statement of a loop's body besides the binding of its coordinate, or null.
+const StmtNode* onlyStatement(const StmtNode& loop);
+// Does the body declare a local variable (a scalar temporary private to one iteration)?
+bool declaresLocals(const StmtNode& loop);
+// The loop a vector unit could run for a statement one thread runs alone: following a chain of
+// loops with one statement each and no locals down to a dense loop of independent iterations.
+// Null when there is none.
+const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors);
+// The tensor an assignment writes ("" for a local variable).
+std::string writtenTensor(const StmtNode& assign);
+
+}  // namespace react::ir

@@ -1,0 +1,203 @@
+// The typed loop IR (internal to src/lower; docs/design.md): what one kernel does, as nodes.
+//
+// Lowering turns an index tree into this IR (lower_tree.cpp); passes (src/lower/passes/) each make
+// one scheduling decision on it; the emitters (src/lower/emit/) only print it. Nodes are immutable
+// and shared: a pass rebuilds what it changes (Mutator) and keeps the rest.
+//
+// Accesses keep their logical indices (`Access`: tensor + one index per dimension) until the
+// storage pass turns them into loads at offsets that the tensor's levels compute (`Load`), so that
+// the analyses passes run (does this write move with that loop? is this read invariant?) ask about
+// indices, never about printed text.
+#pragma once
+
+#include "lower/lower.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace react::ir {
+
+// What an identifier in generated code stands for. Every name the IR holds carries its role; the
+// printer spells it (mangle, ir/names.hpp), so user names and react's own names never meet.
+enum class Role {
+  Values,         // a tensor's values: a dense array, or a sparse tensor's stored values
+  Positions,      // a compressed level's positions (parent entries + 1)
+  Coordinates,    // a compressed level's coordinates
+  StoredEntries,  // a sparse tensor's number of stored entries
+  Size,           // the elements a tensor holds in memory (bounds checks, fills)
+  Buffer,         // the storage that owns a temporary
+  TeamBlock,      // a Kokkos team's scratch for a temporary: every row of the team
+  Scalar,         // a temporary held in a local variable
+  Extent,         // an index's extent, passed at run time
+  Index,          // an index's coordinate (a dense loop's counter)
+  Position,       // a position loop's counter: the position of the stored entry it visits
+  Generated,      // react's own names (acc, lane_acc, hoisted0): never derived from user text
+};
+struct Name {
+  Role role = Role::Generated;
+  std::string text;
+  bool operator==(const Name& o) const { return role == o.role && text == o.text; }
+  bool operator!=(const Name& o) const { return !(*this == o); }
+  bool operator<(const Name& o) const { return role != o.role ? role < o.role : text < o.text; }
+};
+
+// Float32 and Float64 are value types (a tensor's values, and everything computed from them); a
+// statement computes in its left-hand side's tensor's value type, and an operand of another type
+// is converted by a Cast (docs/semantics.md, "Value types"). The verifier checks that no value
+// changes type without one.
+enum class Type { Bool, Int32, Int64, Float32, Float64 };
+const char* toString(Type t);  // "bool", "i32", "i64", "f32", "f64"
+bool isFloat(Type t);
+Type typeOf(ValueType v);       // a tensor value type's IR type
+ValueType valueTypeOf(Type t);  // the inverse, for a float type
+// The IR type of a tensor's values.
+Type valueTypeOf(const TensorStorage& s);
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+enum class ExprKind {
+  IntImm, FloatImm, StringImm,
+  Var,     // a named scalar: counter, coordinate, extent, local, accumulator
+  Access,  // tensor(indices): before the storage pass
+  Load,    // array[index]: after it (array: a Name with role Values, Positions or Coordinates)
+  Neg, Binary, Call,
+};
+enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
+// Calls. Max, Min, Where: react_max/min/where (both operands read: see emit/cpp_printer.cpp);
+// Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; Cast(x): x
+// converted to the call's type (an integer to a float, a value to the other value type).
+enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, Cast };
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+struct ExprNode {
+  ExprKind kind = ExprKind::IntImm;
+  Type type = Type::Int64;
+  int64_t intValue = 0;           // IntImm
+  double floatValue = 0;          // FloatImm: a value of its type (a float32 one rounded to float32)
+  std::string text;               // StringImm
+  Name name;                      // Var; Load: the array
+  std::string tensor;             // Access; Load of values: the access it came from (bounds checks)
+  std::vector<std::string> indices;  // the same: one logical index per dimension
+  BinOp op = BinOp::Add;          // Binary
+  Callee callee = Callee::Exp;    // Call
+  std::vector<Expr> args;         // operands; Load: {offset}
+};
+
+Expr intImm(int64_t v);
+Expr floatImm(double v, Type t = Type::Float64);  // v rounded to t
+Expr stringImm(const std::string& text);
+Expr var(Name n, Type t);
+Expr access(const std::string& tensor, std::vector<std::string> indices, Type t = Type::Float64);
+Expr load(Name array, Expr offset, Type t);
+Expr neg(Expr a);
+Expr binary(BinOp op, Expr a, Expr b);  // comparisons of values give a value (1 or 0), of integers a Bool
+Expr call(Callee c, std::vector<Expr> args, Type t);
+Expr cast(Expr a, Type t);  // a itself when it has type t, else Cast(a) of type t
+bool isComparison(BinOp op);
+// Structural equality: same kinds, names, values and operands.
+bool equal(const Expr& a, const Expr& b);
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+enum class StmtKind {
+  Block,     // statements in order; `scoped` ones print braces
+  Comment,   // a line of text (user text made safe by the printer)
+  Let,       // declares `name` of `type` = value; `isMutable` ones may be assigned later
+  Assign,    // target (Var, Access or Load) = / += / max= value
+  For,       // counter over [lo, hi), scheduled
+  Allocate,  // storage for a temporary's values, every element `init`
+  Fill,      // every element of a tensor's values := init
+  Single,    // Kokkos: one lane of the row runs the body; elsewhere the body as is
+  IfDevice,  // Kokkos: body[0] where the kernel runs on a device, body[1] on the host
+  Nest,      // one top-level loop nest: one kernel launch on Kokkos
+};
+enum class Update { Set, Add, Max };
+
+// How a loop's iterations are spread over the machine. Parallel and ParallelReduce are a nest's
+// outermost loop (threads; Kokkos: one row per team thread); Vector runs iterations on vector
+// lanes (OpenMP `omp simd`, Kokkos ThreadVectorRange) and LaneReduce combines them into
+// `reduceVar` (Kokkos). ParallelReduce combines into `reduceVar` too.
+enum class Schedule { Serial, Parallel, ParallelReduce, Vector, LaneReduce };
+const char* toString(Schedule s);
+
+// What lowering knows of a loop's iterations from the index tree: independent, or dependent only
+// through one scalar they all reduce into (then `reduceTensor`, `reduceOp`), or neither. Lane
+// mapping reads it for the loops of a row.
+enum class Iterations { Dependent, Independent, ReduceScalar };
+
+// A temporary every worker of a Parallel loop holds privately (OpenMP: per thread; Kokkos: per
+// row in team scratch), of `size` elements of `type` starting at `init`.
+struct PrivateBuffer {
+  std::string tensor;
+  double init = 0;
+  Type type = Type::Float64;
+};
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct StmtNode {
+  StmtKind kind = StmtKind::Block;
+  std::vector<Stmt> body;  // Block, For, Single, Nest: the statements inside; IfDevice: {device, host}
+  bool scoped = false;     // Block
+  std::string text;        // Comment; Nest: its name
+  // Let, Allocate, Fill
+  Name name;
+  Type type = Type::Float64;  // Let: the variable's; Allocate, Fill: the elements'
+  Expr value;              // Let, Assign: the value; Allocate: the size
+  bool isMutable = false;
+  double init = 0;         // Allocate, Fill
+  bool parallelInit = false;  // Allocate: shared by every thread, so every thread fills it (first touch)
+  // Assign
+  Expr target;
+  Update update = Update::Set;
+  // For
+  Name counter;
+  Expr lo, hi;
+  Schedule schedule = Schedule::Serial;
+  Iterations iterations = Iterations::Dependent;
+  std::string reduceTensor;  // Iterations::ReduceScalar: the scalar the iterations reduce into
+  ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce
+  Name reduceVar;            // ParallelReduce, LaneReduce: the accumulator the body updates
+  Type reduceType = Type::Float64;  // ParallelReduce, LaneReduce: the accumulator's type
+  std::vector<PrivateBuffer> privates;  // Parallel
+  Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)
+  bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
+};
+
+Stmt block(std::vector<Stmt> body, bool scoped = false);
+Stmt comment(const std::string& text);
+Stmt let(Name n, Type t, Expr value, bool isMutable = false);
+Stmt assign(Expr target, Expr value, Update u = Update::Set);
+Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s = Schedule::Serial);
+Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool parallelInit);
+Stmt fill(const std::string& tensor, Type t, double init);
+Stmt single(std::vector<Stmt> body);
+Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
+Stmt nest(const std::string& name, std::vector<Stmt> body);
+// A copy of `s` to modify (passes build changed nodes from their originals).
+std::shared_ptr<StmtNode> copy(const Stmt& s);
+
+// ---------------------------------------------------------------------------------------------
+// A kernel as the IR: LoopProgram (lower.hpp) holds its arguments, sizes and statements.
+using KernelIR = LoopProgram;
+
+// The text form (golden tests, `react-gen -print-loops`): one statement per line, indented.
+std::string print(const Stmt& s);
+std::string print(const Expr& e);
+std::string print(const KernelIR& k);
+
+// Checks what every pass must keep; throws an "internal compiler error" naming the statement:
+// every Var is declared before use in its scope, with the type it was declared with; a counter is
+// not bound twice; accesses name a known tensor with one index per dimension, each bound; only
+// declared mutable variables and memory are assigned; ParallelReduce and LaneReduce name a
+// declared mutable accumulator of their reduceType. Types: an access, a load of a tensor's values,
+// an allocation, a fill and a private buffer have the tensor's value type; where a value type
+// meets another (the operands of an operation or a call, a Let or an Assign and its value) they
+// are equal: only a Cast converts.
+void verify(const KernelIR& k);
+
+}  // namespace react::ir

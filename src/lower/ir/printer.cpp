@@ -1,0 +1,155 @@
+// The loop IR's text form: what golden tests compare and `react-gen -print-loops` shows.
+#include "formats/errors.hpp"
+#include "lower/ir/names.hpp"
+
+#include <sstream>
+
+namespace react::ir {
+
+namespace {
+
+const char* opText(BinOp op) {
+  static const char* const text[] = {"+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="};
+  return text[static_cast<int>(op)];
+}
+
+// A cast is spelt as the type it converts to: f64(x), f32(x).
+const char* calleeText(const ExprNode& call) {
+  static const char* const text[] = {"exp", "sqrt", "log", "max", "min", "where", "checked", "select"};
+  if (call.callee == Callee::Cast) return toString(call.type);
+  return text[static_cast<int>(call.callee)];
+}
+
+// What holds values of type `t` shows it after its name, unless it is f64: the default is left
+// out, so that the text of a float64 program reads as before value types existed. (Let always
+// shows its type.)
+std::string typeSuffix(Type t) { return t == Type::Float64 ? "" : std::string(": ") + toString(t); }
+
+const char* updateText(Update u) { return u == Update::Set ? "=" : u == Update::Add ? "+=" : "max="; }
+
+class TextPrinter {
+ public:
+  std::string str() const { return out_.str(); }
+
+  void stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::Block:
+        if (!s->scoped) return body(s->body);
+        open("{");
+        body(s->body);
+        close();
+        return;
+      case StmtKind::Comment: return line("// " + commentText(s->text));
+      case StmtKind::Let:
+        return line(std::string(s->isMutable ? "var " : "let ") + mangle(s->name) + ": " + toString(s->type) + " = " +
+                    print(s->value));
+      case StmtKind::Assign: return line(print(s->target) + " " + updateText(s->update) + " " + print(s->value));
+      case StmtKind::For: {
+        std::string head = "for " + mangle(s->counter) + " in [" + print(s->lo) + ", " + print(s->hi) + ") " +
+                           toString(s->schedule);
+        if (s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce)
+          head += std::string(" into ") + mangle(s->reduceVar) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
+        if (s->iterations == Iterations::Independent) head += " independent";
+        if (s->iterations == Iterations::ReduceScalar)
+          head += " reduces " + s->reduceTensor + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
+        for (const PrivateBuffer& b : s->privates)
+          head += " private(" + b.tensor + typeSuffix(b.type) + " = " + literalText(b.init, b.type) + ")";
+        if (s->laneTrips) head += " lanes~" + print(s->laneTrips);
+        open(head + " {");
+        body(s->body);
+        close();
+        return;
+      }
+      case StmtKind::Allocate:
+        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] = " +
+                    literalText(s->init, s->type) + (s->parallelInit ? " (filled by every thread)" : ""));
+      case StmtKind::Fill:
+        return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
+      case StmtKind::Single:
+        open("single {");
+        body(s->body);
+        close();
+        return;
+      case StmtKind::IfDevice:
+        open(s->forcedOrder ? "if device (forced) {" : "if device {");
+        stmt(s->body[0]);
+        --depth_;
+        line("} else {");
+        ++depth_;
+        stmt(s->body[1]);
+        close();
+        return;
+      case StmtKind::Nest:
+        open("nest " + s->text + " {");
+        body(s->body);
+        close();
+        return;
+    }
+  }
+
+ private:
+  void body(const std::vector<Stmt>& b) {
+    for (const Stmt& s : b) stmt(s);
+  }
+  void line(const std::string& s) { out_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
+  void open(const std::string& s) {
+    line(s);
+    ++depth_;
+  }
+  void close() {
+    --depth_;
+    line("}");
+  }
+  std::ostringstream out_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+std::string print(const Expr& e) {
+  if (!e) return "<null>";
+  auto a = [&](size_t k) { return print(e->args[k]); };
+  switch (e->kind) {
+    case ExprKind::IntImm: return std::to_string(e->intValue);
+    case ExprKind::FloatImm: return literalText(e->floatValue, e->type);
+    case ExprKind::StringImm: return stringLiteral(e->text);
+    case ExprKind::Var: return mangle(e->name);
+    case ExprKind::Access: {
+      std::string s = e->tensor + "(";
+      for (size_t d = 0; d < e->indices.size(); ++d) s += (d ? "," : "") + e->indices[d];
+      return s + ")";
+    }
+    case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
+    case ExprKind::Neg: return "(-" + a(0) + ")";
+    case ExprKind::Binary: return "(" + a(0) + " " + opText(e->op) + " " + a(1) + ")";
+    case ExprKind::Call: {
+      std::string s = std::string(calleeText(*e)) + "(";
+      for (size_t k = 0; k < e->args.size(); ++k) s += (k ? ", " : "") + a(k);
+      return s + ")";
+    }
+  }
+  internalError("a value outside its enumeration");
+}
+
+std::string print(const Stmt& s) {
+  TextPrinter p;
+  p.stmt(s);
+  return p.str();
+}
+
+std::string print(const KernelIR& k) {
+  std::string s = "kernel(";
+  for (size_t a = 0; a < k.args.size(); ++a)
+    s += (a ? ", " : "") + k.args[a] + typeSuffix(valueTypeOf(k.tensors.at(k.args[a])));
+  s += ")";
+  if (!k.runtimeSizes.empty()) {
+    s += " sizes(";
+    for (size_t a = 0; a < k.runtimeSizes.size(); ++a) s += (a ? ", " : "") + k.runtimeSizes[a];
+    s += ")";
+  }
+  s += "\n";
+  for (const Stmt& b : k.body) s += print(b);
+  return s;
+}
+
+}  // namespace react::ir

@@ -1,0 +1,39 @@
+// How lowering walks and addresses a tensor's storage, level by level, in the manner of TACO's
+// mode formats (formats/levels.hpp): the loop over a level asks the level for its bounds and for
+// the coordinate at a position; an access asks each level of the tensor's format for its position
+// under the parent's (internal to src/lower).
+#pragma once
+
+#include "lower/ir/ir.hpp"
+
+#include <functional>
+
+namespace react {
+
+using ExtentOf = std::function<ir::Expr(const std::string& index)>;
+
+// A loop over one level: its counter and bounds, and the statements that bind the coordinate the
+// loop's index names (none for a level iterated by coordinate, whose counter is the coordinate).
+struct LevelIteration {
+  ir::Name counter;
+  ir::Expr lo, hi;
+  std::vector<ir::Stmt> bind;
+};
+// `pattern` is the format of the tensor whose level a Sparse loop iterates (unused for a Dense
+// loop). The ABI passes one pos/crd pair per pattern: a pattern with more than one level that
+// stores coordinates is an internal error here (the front end's unsupportedFormat rejects it).
+LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const ExtentOf& extent);
+
+// Does the loop visit a level by position (a compressed level), not by coordinate?
+bool iteratesPositions(const IndexLoop& loop);
+// Are the tensor's values stored at the positions of its pattern's last level, one per stored
+// entry, rather than one per coordinate?
+bool storesPositions(const TensorStorage& s);
+
+// The offset of an element in a tensor's values, for an access at these indices: walking the
+// levels in storage order, a locatable level's position is computed from its parent's, a level
+// iterated by position takes the position its loop binds. A shrunk tensor is stored densely over
+// the dimensions it keeps.
+ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& indices, const ExtentOf& extent);
+
+}  // namespace react

@@ -1,0 +1,293 @@
+// Index tree -> loop IR: one nest per top-level subtree, its loops over the levels the tree names,
+// its statements as assignments to accesses, temporaries placed (a local scalar, per-worker
+// scratch, or a full array), and each nest's outer loop scheduled from the dependences of its
+// iterations (ir/analysis.hpp).
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/levels.hpp"
+#include "lower/lower.hpp"
+
+#include <algorithm>
+
+namespace react {
+
+namespace {
+
+using namespace ir;
+using ir::Expr;
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+void forEachCompute(const TreeNode& n, const std::function<void(const TreeNode&)>& f) {
+  if (n.kind == NodeKind::Compute) return f(n);
+  for (const TreeNode& c : n.children) forEachCompute(c, f);
+}
+
+std::set<std::string> tensorsUsed(const TreeNode& n) {
+  std::set<std::string> used;
+  forEachCompute(n, [&](const TreeNode& c) {
+    used.insert(c.stmt.lhs);
+    for (const react::ExprNode* a : accesses(c.stmt.rhs)) used.insert(a->tensor);
+  });
+  return used;
+}
+
+class TreeLowering {
+ public:
+  TreeLowering(const IndexTree& t, LoopProgram& p) : t_(t), p_(p) {
+    // What each tensor's last writer says of it, found in one walk.
+    visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+      if (n.kind != NodeKind::Compute || n.computeKind == ComputeKind::Reset) return;
+      producerIndices_[n.stmt.lhs] = n.stmt.lhsIndices;
+      if (n.accumulates()) identity_[n.stmt.lhs] = reduceIdentity(n.stmt.reduce);
+    });
+  }
+
+  double identityOf(const std::string& tensor) const {
+    auto it = identity_.find(tensor);
+    return it == identity_.end() ? 0.0 : it->second;
+  }
+
+  Expr extent(const std::string& index) const {
+    if (contains(p_.runtimeSizes, index)) return var(Name{Role::Extent, index}, Type::Int64);
+    return intImm(t_.indexSizes.at(index));
+  }
+
+  // The elements of a tensor in memory: a sparse one's stored entries (one when shrunk to a
+  // scalar), else the product of its kept dimensions as its producer writes them.
+  Expr storedSize(const std::string& name) const {
+    const TensorStorage& s = t_.tensor(name);
+    if (storesPositions(s)) return s.shrunk() ? intImm(1) : var(Name{Role::StoredEntries, s.decl.pattern}, Type::Int64);
+    static const std::vector<std::string> unwritten;
+    auto producer = producerIndices_.find(name);
+    const std::vector<std::string>& idx = producer == producerIndices_.end() ? unwritten : producer->second;
+    Expr size = intImm(1);
+    for (size_t d = 0; d < idx.size(); ++d)
+      if (s.kept[d]) size = binary(BinOp::Mul, size, extent(idx[d]));
+    return size;
+  }
+
+  Stmt declareSize(const std::string& name) const { return let(Name{Role::Size, name}, Type::Int64, storedSize(name)); }
+
+  Type typeOf(const std::string& tensor) const { return valueTypeOf(t_.tensor(tensor)); }
+
+  // `e` computed in `type`, its statement's left-hand side's (docs/semantics.md, "Value types"):
+  // a read of a tensor of the other type is converted, literals are of `type`.
+  Expr value(const react::Expr& e, Type type) const {
+    auto a = [&](size_t k) { return value(e->args[k], type); };
+    auto fn = [&](Callee c) {
+      std::vector<ir::Expr> args;
+      for (size_t k = 0; k < e->args.size(); ++k) args.push_back(a(k));
+      return call(c, std::move(args), type);
+    };
+    switch (e->op) {
+      case Op::Access: return cast(reference(e->tensor, e->indices), type);
+      case Op::Literal: return floatImm(e->value, type);
+      case Op::Neg: return neg(a(0));
+      case Op::Exp: return fn(Callee::Exp);
+      case Op::Sqrt: return fn(Callee::Sqrt);
+      case Op::Log: return fn(Callee::Log);
+      case Op::Add: return binary(BinOp::Add, a(0), a(1));
+      case Op::Sub: return binary(BinOp::Sub, a(0), a(1));
+      case Op::Mul: return binary(BinOp::Mul, a(0), a(1));
+      case Op::Div: return binary(BinOp::Div, a(0), a(1));
+      case Op::Max: return fn(Callee::Max);
+      case Op::Min: return fn(Callee::Min);
+      case Op::Lt: return binary(BinOp::Lt, a(0), a(1));
+      case Op::Le: return binary(BinOp::Le, a(0), a(1));
+      case Op::Gt: return binary(BinOp::Gt, a(0), a(1));
+      case Op::Ge: return binary(BinOp::Ge, a(0), a(1));
+      case Op::Eq: return binary(BinOp::Eq, a(0), a(1));
+      case Op::Ne: return binary(BinOp::Ne, a(0), a(1));
+      case Op::Where: return fn(Callee::Where);
+      default: internalError("lowering met operator '" + std::string(opName(e->op)) + "'");
+    }
+  }
+
+  // A tensor read or written, of its value type: a local variable while one holds it, else an access.
+  ir::Expr reference(const std::string& tensor, const std::vector<std::string>& indices) const {
+    if (locals_.count(tensor)) return var(Name{Role::Scalar, tensor}, typeOf(tensor));
+    return ir::access(tensor, indices, typeOf(tensor));
+  }
+
+  Stmt compute(const TreeNode& c) const {
+    Update u = !c.accumulates() ? Update::Set : c.stmt.reduce == ReduceOp::Sum ? Update::Add : Update::Max;
+    return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs, typeOf(c.stmt.lhs)), u);
+  }
+
+  LevelIteration iterate(const IndexLoop& loop) const {
+    const Format& pattern = iteratesPositions(loop) ? t_.tensor(loop.pattern).decl.format : Format();
+    return iterateLevel(loop, pattern, [&](const std::string& i) { return extent(i); });
+  }
+
+  Stmt node(const TreeNode& n, const std::vector<std::string>& localsHere = {}) {
+    if (n.kind == NodeKind::Compute) return compute(n);
+    LevelIteration it = iterate(n.loop);
+    std::vector<Stmt> body = it.bind;
+    for (const std::string& l : localsHere) {
+      body.push_back(let(Name{Role::Scalar, l}, typeOf(l), floatImm(identityOf(l), typeOf(l)), true));
+      locals_.insert(l);
+    }
+    for (const TreeNode& c : n.children) body.push_back(node(c));
+    for (const std::string& l : localsHere) locals_.erase(l);
+    return forLoop(it.counter, it.lo, it.hi, std::move(body));
+  }
+
+  // Each shrunk temporary the nest uses: a local of a level-1 loop when it is a scalar used only
+  // there, else scratch private to each worker of the outer loop.
+  void placeTemporaries(const TreeNode& top, std::map<const TreeNode*, std::vector<std::string>>& locals,
+                        std::vector<std::string>& scratch) const {
+    for (const std::string& name : tensorsUsed(top)) {
+      const TensorStorage& s = t_.tensor(name);
+      if (s.decl.role != TensorRole::Temporary || !s.shrunk()) continue;
+      bool scalar = t_.storedIndices(name, std::vector<std::string>(s.kept.size(), "")).empty();
+      const TreeNode* owner = nullptr;
+      int owners = 0;
+      if (top.kind == NodeKind::Index)
+        for (const TreeNode& c : top.children)
+          if (tensorsUsed(c).count(name)) {
+            ++owners;
+            owner = &c;
+          }
+      if (scalar && owners == 1 && owner->kind == NodeKind::Index) locals[owner].push_back(name);
+      else scratch.push_back(name);
+    }
+  }
+
+  std::string nestName(const TreeNode& top) const {
+    std::vector<std::string> names;
+    forEachCompute(top, [&](const TreeNode& c) {
+      if (c.computeKind != ComputeKind::Reset && !contains(names, c.stmt.lhs)) names.push_back(c.stmt.lhs);
+    });
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : "_") + n;
+    return s;
+  }
+
+  Stmt lowerNest(const TreeNode& top) {
+    std::map<const TreeNode*, std::vector<std::string>> locals;
+    std::vector<std::string> scratch;
+    placeTemporaries(top, locals, scratch);
+    std::string name = nestName(top);
+    std::string text = "nest " + name + ": ";
+    forEachCompute(top, [&](const TreeNode& c) {
+      if (c.computeKind != ComputeKind::Reset) text += c.stmt.str() + "; ";
+    });
+    std::vector<Stmt> body{comment(text)};
+    for (const std::string& s : scratch) body.push_back(declareSize(s));
+    if (top.kind == NodeKind::Compute) {
+      body.push_back(compute(top));
+      return nest(name, std::move(body));
+    }
+    LevelIteration it = iterate(top.loop);
+    std::vector<Stmt> children = it.bind;
+    for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
+    auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
+    for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s), typeOf(s)});
+    body.push_back(schedule(loop));
+    return nest(name, std::move(body));
+  }
+
+  // The outer loop runs in parallel when its iterations are independent, as a parallel reduction
+  // when they only reduce into one scalar (and hold no scratch), else serially. The loops of a
+  // parallel row record their own dependences, for the lanes of a row (passes/lane_mapping.cpp).
+  Stmt schedule(std::shared_ptr<StmtNode> top) const {
+    std::set<std::string> privates;
+    for (const PrivateBuffer& b : top->privates) privates.insert(b.tensor);
+    IterationFacts outer = analyzeIterations(*top, p_.tensors, privates);
+    if (outer.kind == Iterations::ReduceScalar && top->privates.empty()) {
+      Name acc{Role::Generated, "acc"};
+      const Type type = typeOf(outer.reduceTensor);
+      top->schedule = Schedule::ParallelReduce;
+      top->reduceVar = acc;
+      top->reduceType = type;
+      top->reduceOp = outer.op;
+      Update u = outer.op == ReduceOp::Sum ? Update::Add : Update::Max;
+      top->body = retargetWrites(top->body, outer.reduceTensor, var(acc, type));
+      return block({let(acc, type, floatImm(reduceIdentity(outer.op), type), true), top,
+                    assign(outer.reduceTarget, var(acc, type), u)});
+    }
+    if (outer.kind != Iterations::Independent) return top;
+    top->schedule = Schedule::Parallel;
+    for (Stmt& c : top->body) {
+      if (c->kind != StmtKind::For) continue;
+      IterationFacts inner = analyzeIterations(*c, p_.tensors);
+      auto annotated = copy(c);
+      annotated->iterations = inner.kind;
+      annotated->reduceTensor = inner.reduceTensor;
+      annotated->reduceOp = inner.op;
+      c = annotated;
+    }
+    return top;
+  }
+
+ private:
+  const IndexTree& t_;
+  LoopProgram& p_;
+  std::map<std::string, std::vector<std::string>> producerIndices_;
+  std::map<std::string, double> identity_;
+  std::set<std::string> locals_;  // temporaries a local variable holds where we are
+};
+
+}  // namespace
+
+LoopProgram lowerToLoops(const IndexTree& t) {
+  LoopProgram p;
+  p.tensors = t.tensors;
+  p.indexSizes = t.indexSizes;
+  p.treeText = printTree(t);
+  for (TensorRole role : {TensorRole::Input, TensorRole::Output})
+    for (const auto& [name, s] : t.tensors)
+      if (s.decl.role == role) {
+        p.args.push_back(name);
+        if (storesPositions(s) && s.decl.pattern == name) p.patternArgs.push_back(name);
+      }
+
+  // Extents of sparse dimensions vary with the input matrix: passed at run time.
+  std::set<std::string> runtime;
+  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+    if (n.kind != NodeKind::Compute) return;
+    auto note = [&](const std::string& name, const std::vector<std::string>& idx) {
+      if (storesPositions(t.tensor(name))) runtime.insert(idx.begin(), idx.end());
+      if (t.tensor(name).decl.role != TensorRole::Temporary) p.dimIndices.emplace(name, idx);
+    };
+    if (t.tensor(n.stmt.lhs).decl.role == TensorRole::Temporary && n.computeKind != ComputeKind::Reset)
+      p.dimIndices[n.stmt.lhs] = n.stmt.lhsIndices;  // as its producer writes it, as the emitter sizes it
+    note(n.stmt.lhs, n.stmt.lhsIndices);
+    for (const react::ExprNode* a : accesses(n.stmt.rhs)) note(a->tensor, a->indices);
+  });
+  p.runtimeSizes.assign(runtime.begin(), runtime.end());
+
+  TreeLowering lowering(t, p);
+  // Outputs that are accumulated, or written only at a pattern's stored entries, start from the
+  // reduction's identity.
+  for (const std::string& name : p.args) {
+    const TensorStorage& s = t.tensor(name);
+    if (s.decl.role != TensorRole::Output) continue;
+    bool accumulated = false, sparseWritten = false;
+    std::function<void(const TreeNode&, bool)> find = [&](const TreeNode& n, bool inSparse) {
+      if (n.kind == NodeKind::Compute && n.stmt.lhs == name) {
+        accumulated |= n.accumulates();
+        sparseWritten |= inSparse;
+      }
+      for (const TreeNode& c : n.children) find(c, inSparse || (n.kind == NodeKind::Index && iteratesPositions(n.loop)));
+    };
+    find(t.root, false);
+    if (accumulated || (sparseWritten && !storesPositions(s)))
+      p.body.push_back(fill(name, valueTypeOf(s), lowering.identityOf(name)));
+  }
+  for (const auto& [name, s] : t.tensors)
+    if (s.decl.role == TensorRole::Temporary && !s.shrunk()) {
+      p.body.push_back(lowering.declareSize(name));
+      p.body.push_back(allocate(name, valueTypeOf(s), var(Name{Role::Size, name}, Type::Int64), lowering.identityOf(name), true));
+    }
+  for (const TreeNode& child : t.root.children) p.body.push_back(lowering.lowerNest(child));
+  verify(p);
+  return p;
+}
+
+std::string LoopProgram::str() const { return print(*this); }
+
+}  // namespace react

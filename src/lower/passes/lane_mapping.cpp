@@ -1,0 +1,83 @@
+// Kokkos: a parallel row's loops onto the row's vector lanes.
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/passes/passes.hpp"
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+// The lanes' trip count of a loop for this input: a dense loop's extent, a position loop's
+// stored entries per parent (the rows' average).
+Expr trips(const StmtNode& loop) {
+  if (isDenseLoop(loop)) return call(Callee::Cast, {loop.hi}, Type::Float64);
+  const Expr& positions = loop.lo;  // positions[parent]
+  Expr entries = var(Name{Role::StoredEntries, positions->name.text}, Type::Int64);
+  Expr parents = var(Name{Role::Extent, positions->args[0]->name.text}, Type::Int64);
+  Expr atLeastOne = call(Callee::Select, {binary(BinOp::Gt, parents, intImm(0)), parents, intImm(1)}, Type::Int64);
+  return binary(BinOp::Div, call(Callee::Cast, {entries}, Type::Float64), call(Callee::Cast, {atLeastOne}, Type::Float64));
+}
+
+struct LaneMapping : Mutator {
+  explicit LaneMapping(const LoopProgram& p) : p(p) {}
+  const LoopProgram& p;
+
+  Stmt visit(const Stmt& s) override {
+    if (s->kind != StmtKind::For || s->schedule != Schedule::Parallel) return mutateChildren(s);
+    auto row = copy(s);
+    Expr inner = floatImm(1.0);
+    row->body.clear();
+    for (const Stmt& c : s->body) {
+      if (c->kind == StmtKind::Let && c->name.role == Role::Index) {
+        row->body.push_back(c);
+        continue;
+      }
+      const StmtNode* lanes = nullptr;
+      if (c->kind == StmtKind::For && c->iterations == Iterations::Independent) {
+        auto v = copy(c);
+        v->schedule = Schedule::Vector;
+        row->body.push_back(v);
+        lanes = c.get();
+      } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar) {
+        row->body.push_back(laneReduce(c));
+        lanes = c.get();
+      } else {
+        row->body.push_back(single({c}));
+        lanes = laneLoop(*c, p.tensors);
+      }
+      if (lanes) inner = call(Callee::Max, {inner, trips(*lanes)}, Type::Float64);
+    }
+    row->laneTrips = inner;
+    return row;
+  }
+
+  // { var lane_acc = identity; for ... lane-reduce into lane_acc { ... }; single { T op= lane_acc } }
+  // in a scope of its own: a row may hold several.
+  Stmt laneReduce(const Stmt& c) const {
+    Name acc{Role::Generated, "lane_acc"};
+    const Type type = valueTypeOf(p.tensors.at(c->reduceTensor));
+    Expr accVar = var(acc, type);
+    Expr target;
+    forEachStmt(c, [&](const Stmt& s) {
+      if (s->kind == StmtKind::Assign && writtenTensor(*s) == c->reduceTensor) target = s->target;
+    });
+    auto loop = copy(c);
+    loop->body = retargetWrites(c->body, c->reduceTensor, accVar);
+    loop->schedule = Schedule::LaneReduce;
+    loop->reduceVar = acc;
+    loop->reduceType = type;
+    Update u = c->reduceOp == ReduceOp::Sum ? Update::Add : Update::Max;
+    return block({let(acc, type, floatImm(reduceIdentity(c->reduceOp), type), true), loop,
+                  single({assign(target, accVar, u)})},
+                 true);
+  }
+};
+
+}  // namespace
+
+LoopProgram mapLanes(const LoopProgram& p) { return LaneMapping(p).mutate(p); }
+
+}  // namespace react::passes

@@ -1,0 +1,53 @@
+// The scheduling passes over the loop IR, one decision each (internal to src/lower; each has a
+// golden test in test/golden/passes/). scheduleLoops (schedule.cpp) runs them in order per target.
+#pragma once
+
+#include "lower/lower.hpp"
+
+#include <functional>
+
+namespace react::passes {
+
+// Kokkos: the loops of a parallel row go to the row's vector lanes. A loop of independent
+// iterations becomes a Vector loop; one whose iterations reduce into a scalar a LaneReduce into
+// a lane accumulator, combined into the scalar by one lane; everything else runs on one lane
+// (Single). The row loop learns the trip count its lanes will see (laneTrips), from which the
+// launch picks lanes per row at run time.
+LoopProgram mapLanes(const LoopProgram& p);
+
+// Kokkos: a Single whose statement is a chain of loops down to a dense loop of independent
+// iterations runs that loop on the lanes. On a device the lane loop becomes the outermost and each
+// lane runs the loops above it for its own iterations, so an accumulation over them stays in one
+// lane with no synchronisation per step (legal: its iterations are independent and its bounds do
+// not depend on the loops above, being dense); on the host the order stays, since it reads memory
+// in the order the data is laid out. `forced`: the device's order on the host too (tests).
+LoopProgram interchangeLaneLoops(const LoopProgram& p, bool forced);
+
+// A Vector loop whose body is a chain of loops ending in one accumulation into an element those
+// loops do not move (A(i,j) += T(i,h) * D(h,j), h inside j) accumulates in a register and stores
+// once: a chain of dependent loads and stores to memory is what made it slow.
+LoopProgram accumulateInRegisters(const LoopProgram& p);
+
+// Before an innermost loop nested in another: reads the loop does not move through (no index of
+// the loop, a tensor the loop does not write) into constants.
+LoopProgram hoistInvariantReads(const LoopProgram& p);
+
+// OpenMP: an innermost loop nested in another whose iterations are independent runs on the vector
+// unit (`omp simd`).
+LoopProgram vectorizeInnermost(const LoopProgram& p);
+
+// Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
+LoopProgram lowerAccesses(const LoopProgram& p);
+
+// Every load and store of a tensor's values checks its offset against the tensor's size, and a
+// violation aborts naming the access (EmitOptions::boundsCheck).
+LoopProgram checkBounds(const LoopProgram& p);
+
+// A target's passes in the order scheduleLoops runs them (the loop IR verifier after each).
+struct Pass {
+  std::string name;  // as golden tests name it: "lane-mapping", "hoist-reads", ...
+  std::function<LoopProgram(const LoopProgram&)> run;
+};
+std::vector<Pass> pipeline(Target target, const EmitOptions& options);
+
+}  // namespace react::passes

@@ -1,0 +1,41 @@
+// Each target's passes, in order.
+#include "lower/ir/ir.hpp"
+#include "lower/passes/passes.hpp"
+
+namespace react {
+
+namespace passes {
+
+std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
+  std::vector<Pass> passes;
+  if (target == Target::Kokkos) {
+    passes.push_back({"lane-mapping", mapLanes});
+    bool forced = options.laneLoopsOutermost;
+    passes.push_back({"interchange", [forced](const LoopProgram& p) { return interchangeLaneLoops(p, forced); }});
+    passes.push_back({"register-accumulation", accumulateInRegisters});
+    passes.push_back({"hoist-reads", hoistInvariantReads});
+  } else {
+    passes.push_back({"hoist-reads", hoistInvariantReads});
+    passes.push_back({"vectorize", vectorizeInnermost});
+  }
+  passes.push_back({"lower-accesses", lowerAccesses});
+  if (options.boundsCheck) passes.push_back({"bounds-check", checkBounds});
+  return passes;
+}
+
+}  // namespace passes
+
+LoopProgram scheduleLoops(const LoopProgram& p, Target target, const EmitOptions& options) {
+  LoopProgram s = p;
+  for (const passes::Pass& pass : passes::pipeline(target, options)) {
+    s = pass.run(s);
+    ir::verify(s);
+  }
+  return s;
+}
+
+std::string emitSource(const LoopProgram& p, Target target, const EmitOptions& options) {
+  return printSource(scheduleLoops(p, target, options), target, options);
+}
+
+}  // namespace react
