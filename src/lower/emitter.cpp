@@ -1,5 +1,6 @@
 // Shared parts of the emitters: the kernel's prologue, accesses, expressions, statements, loops.
 #include "lower/emitter.hpp"
+#include "lower/abi_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -330,8 +331,8 @@ std::string Emitter::emit() {
   std::istringstream tree(p_.treeText);
   for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
   // Guarded, so that several kernels can share one translation unit.
-  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
-  out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
+  // The ABI first: the Kokkos prelude defines the runtime functions it declares.
+  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << kAbiHeaderText << includes() << "\n";
   std::string q = functionQualifier();
   out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
   out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
