@@ -57,34 +57,33 @@ size_t kernelIndex(size_t length, Shape shape) { return kFixed + length * kShape
 int64_t sparseRows(int64_t length) { return 16384 / length; }
 
 std::vector<CalibrationProgram> calibrationPrograms() {
-  const Format csr = Format::csr();
-  auto dense = [](int rank) { return Format::dense(rank); };
+  const Format csr = Format::csr(), dense1 = Format::dense(1), dense2 = Format::dense(2), dense3 = Format::dense(3);
   std::vector<CalibrationProgram> programs(kFixed + kLengths * kShapes);
-  programs[kCopy] = {"A(i,j) = B(i,j)", {{"B", {kCopyRows, kCopyColumns}, dense(2)}}, FusionMode::None};
+  programs[kCopy] = {"A(i,j) = B(i,j)", {{"B", {kCopyRows, kCopyColumns}, dense2}}, FusionMode::None};
   // One top-level loop nest is one parallel region with a dynamically scheduled loop; the time of
   // 64 copies is nothing beside the region's start and join.
-  programs[kRegion] = {"A(i) = B(i)", {{"B", {kRegionIterations}, dense(1)}}, FusionMode::None};
-  programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows, kExpColumns}, dense(2)}}, FusionMode::None};
+  programs[kRegion] = {"A(i) = B(i)", {{"B", {kRegionIterations}, dense1}}, FusionMode::None};
+  programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows, kExpColumns}, dense2}}, FusionMode::None};
   for (size_t l = 0; l < kLengths; ++l) {
     const int64_t n = MachineModel::kRateLengths[l];
     // Vector: the dense product's innermost loop, `A[k,j] += C[k,h] * D[h,j]` over j with C[k,h]
     // read into a constant before it (an axpy of length n), D in L1 (16 KiB), C (2 KiB to
     // 256 KiB) read once per axpy.
     programs[kernelIndex(l, kVector)] = {
-        "A(k,j) = C(k,h) * D(h,j)", {{"C", {64, 2048 / n}, dense(2)}, {"D", {2048 / n, n}, dense(2)}}, FusionMode::None};
+        "A(k,j) = C(k,h) * D(h,j)", {{"C", {64, 2048 / n}, dense2}, {"D", {2048 / n, n}, dense2}}, FusionMode::None};
     // Reduction: `A[p,q] += B[p,q,i] * C[i]` over i (a dot product of length n); B is 256 KiB,
     // and 16 rows p make one chunk of the dynamic outer loop.
     programs[kernelIndex(l, kReduction)] = {
-        "A(p,q) = B(p,q,i) * C(i)", {{"B", {16, 2048 / n, n}, dense(3)}, {"C", {n}, dense(1)}}, FusionMode::None};
+        "A(p,q) = B(p,q,i) * C(i)", {{"B", {16, 2048 / n, n}, dense3}, {"C", {n}, dense1}}, FusionMode::None};
     // Sparse rows into scratch: react fuses the product with its consumer, so the gathered rows
     // accumulate into a per-thread row that the consumer reads and a reset clears after each row.
     programs[kernelIndex(l, kScratchRows)] = {
         "A(i,h) = S(i,k) * C(k,h) * D(h)",
-        {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense(2)}, {"D", {n}, dense(1)}},
+        {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}, {"D", {n}, dense1}},
         FusionMode::React};
     // Sparse rows into rows: the unfused product accumulates into row i of its result.
     programs[kernelIndex(l, kRows)] = {"A(i,h) = S(i,k) * C(k,h)",
-                                      {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense(2)}},
+                                      {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}},
                                       FusionMode::None};
   }
   return programs;
