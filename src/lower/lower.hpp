@@ -141,7 +141,8 @@ struct CompileOptions {
 IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision = nullptr);
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // options.fusion, or the default
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
-// <JIT cache dir>/machine-<threads>t.txt, or measured (seconds; the first time, its kernels are compiled too) and stored there.
+// <JIT cache dir>/machine-<threads>t.txt, or measured (seconds, its kernels compiled the first
+// time) and stored there.
 MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
 // Measures, stores nothing; says what it measures on *progress as it goes, and warns there when
 // the machine was busy meanwhile (MachineModel::loadWarning).
