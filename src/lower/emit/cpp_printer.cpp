@@ -1,6 +1,7 @@
 // C++ both targets print alike: the kernel's header, prologue, expressions, assignments and
 // serial loops.
 #include "lower/emit/cpp_printer.hpp"
+#include "lower/abi_text.hpp"
 #include "lower/ir/names.hpp"
 
 namespace react {
@@ -122,8 +123,8 @@ std::string CppPrinter::print() {
   std::istringstream tree(p_.treeText);
   for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
   // Guarded, so that several kernels can share one translation unit.
-  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
-  out_ << "struct ReactTensor { double* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
+  // The ABI first: the Kokkos prelude defines the runtime functions it declares.
+  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << lower::kAbiHeaderText << includes() << "\n";
   std::string q = functionQualifier();
   out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
   out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
