@@ -46,6 +46,12 @@ std::vector<PassExample> examples() {
       {"hoist-reads", "norm_row_kokkos", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}},
       {"vectorize", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}},
       {"vectorize", "sddmm_unfused", sddmmText, sddmm, FusionMode::None, Target::OpenMP, {}},
+      {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
+      {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}},
+      {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
+      // C(k,j) read along its stride, each element once: left as it is.
+      {"operand-layout", "read_once", "d(k) = sum(B(j,k) * C(k,j), j)", {{"B", {5, 3}, d2}, {"C", {3, 5}, d2}}, FusionMode::React,
+       Target::OpenMP, {}},
       {"lower-accesses", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
       {"lower-accesses", "spmm_mm_unfused", spmmText, spmm, FusionMode::None, Target::OpenMP, {}},
       {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked},

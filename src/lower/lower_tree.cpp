@@ -50,10 +50,7 @@ class TreeLowering {
     return it == identity_.end() ? 0.0 : it->second;
   }
 
-  Expr extent(const std::string& index) const {
-    if (contains(p_.runtimeSizes, index)) return var(Name{Role::Extent, index}, Type::Int64);
-    return intImm(t_.indexSizes.at(index));
-  }
+  Expr extent(const std::string& index) const { return indexExtent(index, t_.indexSizes, p_.runtimeSizes); }
 
   // The elements of a tensor in memory: a sparse one's stored entries (one when shrunk to a
   // scalar), else the product of its kept dimensions as its producer writes them.
@@ -199,7 +196,7 @@ class TreeLowering {
       top->reduceVar = acc;
       top->reduceOp = outer.op;
       Update u = outer.op == ReduceOp::Sum ? Update::Add : Update::Max;
-      top->body = retargetWrites(top->body, outer.reduceTensor, var(acc, Type::Float64));
+      top->body = retargetWrites(top->body, outer.reduceTarget, var(acc, Type::Float64));
       return block({let(acc, Type::Float64, floatImm(reduceIdentity(outer.op)), true), top,
                     assign(outer.reduceTarget, var(acc, Type::Float64), u)});
     }
@@ -210,7 +207,7 @@ class TreeLowering {
       IterationFacts inner = analyzeIterations(*c, p_.tensors);
       auto annotated = copy(c);
       annotated->iterations = inner.kind;
-      annotated->reduceTensor = inner.reduceTensor;
+      annotated->reduceTarget = inner.reduceTarget;
       annotated->reduceOp = inner.op;
       c = annotated;
     }
