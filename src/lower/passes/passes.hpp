@@ -53,6 +53,10 @@ LoopProgram vectorizeReductions(const LoopProgram& p);
 ir::Stmt reduceOnLanes(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp op,
                        const std::function<ir::Stmt(ir::Stmt)>& combine);
 
+// Every innermost loop nested in another loop, replaced by what `rewrite` makes of it (the loop
+// itself where nothing applies): the vectorization passes' walk.
+LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<ir::Stmt(const ir::Stmt& loop)>& rewrite);
+
 // Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
 LoopProgram lowerAccesses(const LoopProgram& p);
 

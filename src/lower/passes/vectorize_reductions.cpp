@@ -6,37 +6,19 @@
 // policy (docs/design.md, "Floating point"): reductions are reassociated, so a result may differ
 // from the written order's by rounding, within what the reduction's length allows.
 #include "lower/ir/analysis.hpp"
-#include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
 
 namespace react::passes {
 
 using namespace ir;
-using ir::Expr;
 
-namespace {
-
-struct VectorizeReductions : Mutator {
-  explicit VectorizeReductions(const LoopProgram& p) : p(p) {}
-  const LoopProgram& p;
-  int loops = 0;
-
-  Stmt visit(const Stmt& s) override {
-    if (s->kind != StmtKind::For) return mutateChildren(s);
-    if (loops > 0 && s->schedule == Schedule::Serial && isInnermost(*s)) {
-      IterationFacts facts = analyzeIterations(*s, p.tensors);
-      if (facts.kind == Iterations::ReduceScalar)
-        return reduceOnLanes(s, facts.reduceTarget, facts.op, [](Stmt combine) { return combine; });
-    }
-    ++loops;
-    Stmt out = mutateChildren(s);
-    --loops;
-    return out;
-  }
-};
-
-}  // namespace
-
-LoopProgram vectorizeReductions(const LoopProgram& p) { return VectorizeReductions(p).mutate(p); }
+LoopProgram vectorizeReductions(const LoopProgram& p) {
+  return rewriteNestedInnermost(p, [&](const Stmt& loop) -> Stmt {
+    if (loop->schedule != Schedule::Serial) return loop;
+    IterationFacts facts = analyzeIterations(*loop, p.tensors);
+    if (facts.kind != Iterations::ReduceScalar) return loop;
+    return reduceOnLanes(loop, facts.reduceTarget, facts.op, [](Stmt combine) { return combine; });
+  });
+}
 
 }  // namespace react::passes
