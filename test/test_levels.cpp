@@ -3,20 +3,14 @@
 // are user errors from the C++ API and the interpreter.
 #include "indextree/indextree.hpp"
 
+#include "indexnotation_test_util.hpp"
+
 #include <doctest/doctest.h>
 
 using namespace react;
+using react::test::errorOf;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string parseError(const std::string& text, int rank = 2) {
   return errorOf([&] { parseFormat(text, rank); });
