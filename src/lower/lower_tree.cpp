@@ -225,6 +225,9 @@ class TreeLowering {
 }  // namespace
 
 LoopProgram lowerToLoops(const IndexTree& t) {
+  // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
+  for (const auto& [name, s] : t.tensors)
+    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw Error("lowering: " + *unsupported);
   LoopProgram p;
   p.tensors = t.tensors;
   p.indexSizes = t.indexSizes;
