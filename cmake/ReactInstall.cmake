@@ -15,7 +15,8 @@ set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
 
 # react_install_library(<target> <stage> <public headers>...): installs a stage library as
 # react::<stage> and its public headers as include/react/<stage>/. Internal headers (internal.hpp,
-# emitter.hpp, the generated jit_config.hpp) are not listed: no public header includes them.
+# emitter.hpp, the generated jit_config.hpp and abi_text.hpp) are not listed: no public header
+# includes them.
 function(react_install_library target stage)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${stage})
   install(TARGETS ${target} EXPORT react-targets

@@ -136,9 +136,8 @@ std::optional<Mismatch> checkFusedTrees(const RandomProgram& p, const Program& c
 }  // namespace
 
 MachineModel fuzzMachine(const RandomProgram& p) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the text: the same machine on every replay
-  for (unsigned char ch : p.text) h = (h ^ ch) * 1099511628211ull;
-  std::mt19937_64 rng(h);
+  // Seeded by the text's hash: the same machine on every replay.
+  std::mt19937_64 rng(std::stoull(contentHash(p.text), nullptr, 16));
   auto logUniform = [&](double lo, double hi) {
     return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(rng));
   };

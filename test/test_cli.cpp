@@ -126,6 +126,21 @@ TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured unde
   MachineModel back = readMachineModel(storeMachineModel(m, jit));
   CHECK(back.loadWarning == m.loadWarning);
   CHECK(back.str().find("WARNING: measured under load") != std::string::npos);
+  // machineModel uses the stored model as long as it names these calibration kernels (a hash of
+  // their emitted sources and the compiler) ...
+  const std::string path = dir + "/machine-1t.txt";
+  CHECK(machineModel(jit, 1).source == path);
+  // ... and measures again, storing the new model, when it names other ones.
+  std::string text;
+  {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      text += (line.rfind("calibration=", 0) == 0 ? "calibration=0123456789abcdef" : line) + "\n";
+  }
+  std::ofstream(path) << text;
+  MachineModel measured = machineModel(jit, 1);
+  CHECK(measured.source == "calibrated now, stored in " + path);
+  CHECK(machineModel(jit, 1).source == path);
 }
 
 TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, units, output checks before compiling") {

@@ -1,22 +1,16 @@
 // Level formats: the levels' properties, the named configurations, printing and parsing; the
 // index tree asks the levels (csc, dcsr and coo build and verify); formats that do not run yet
 // are user errors from the C++ API and the interpreter.
-#include "indextree/indextree.hpp"
+#include "lower/lower.hpp"
+
+#include "indexnotation_test_util.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace react;
+using react::test::errorOf;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string parseError(const std::string& text, int rank = 2) {
   return errorOf([&] { parseFormat(text, rank); });
@@ -194,4 +188,7 @@ TEST_CASE("levels: formats that do not run yet are user errors") {
   // A tree built by hand reaches the interpreter: it has no data form for csc.
   CHECK(errorOf([] { interpret(scaled(Format::csc()), {{"P", CsrMatrix{}}}); }) ==
         "interpreter: input 'P' has format csc, which has no data form yet");
+  // ... and the lowering, which refuses it as the front end does.
+  CHECK(errorOf([] { lowerToLoops(scaled(Format::dcsr())); }) ==
+        "lowering: format dcsr of tensor 'A' is not supported yet; only csr and dense");
 }

@@ -5,23 +5,17 @@
 
 #include "formats/formats.hpp"
 
+#include "indexnotation_test_util.hpp"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
 using namespace react;
+using react::test::errorOf;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 test::CommandResult reactGen(const std::string& args, const std::string& before = "") {
   return test::runCommand(before + std::string(REACT_BINARY_DIR) + "/bin/react-gen " + args + " -cache-dir=" +

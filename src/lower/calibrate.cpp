@@ -1,7 +1,10 @@
-// Machine rates for fusion mode auto (docs/auto.md): copy bandwidth, and the flop rates of the
-// two loop shapes generated kernels have (an in-cache axpy and an in-cache dot product), measured
-// once with kernels built by the JIT (same compiler and flags as generated code) and stored in
-// the JIT cache directory as machine-<threads>t.txt.
+// Machine rates for fusion mode auto (docs/auto.md): copy bandwidth, the flop rates of the loop
+// shapes generated kernels have, the cost of a parallel region and of exp, measured once per thread
+// count and stored in the JIT cache directory as machine-<threads>t.txt. Every measurement runs a
+// kernel that react generates from a small react program (parsed, fused and lowered like any
+// other, all compiled into one library), so the rates are those of the loops the emitter writes,
+// and an emitter change that alters them changes calibrationId(), which makes stored models stale.
+#include "formats/random.hpp"
 #include "lower/lower.hpp"
 
 #include <omp.h>
@@ -21,119 +24,100 @@
 namespace react {
 namespace {
 
-const char* kCalibrationSource = R"(#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-#include <omp.h>
-using std::exp;
-struct ReactTensor { void* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };
-// Generated kernels have dense extents as constants, read loop-invariant values into constants
-// before an innermost loop and mark one of independent iterations `omp simd`: so do these loops.
-template <int N> static void axpy(double* a, const double* b, int64_t reps) {
-  for (int64_t r = 0; r < reps; ++r) {
-    const double f = b[r % N];
-#pragma omp simd
-    for (int64_t i = 0; i < N; ++i) a[i] += f * b[i];
-  }
-}
-template <int N> static void dot(double* a, double* b, int64_t reps) {
-  double acc = 0;
-  for (int64_t r = 0; r < reps; ++r) {
-    for (int64_t i = 0; i < N; ++i) acc += a[i] * b[i];
-    a[r % N] += 1e-300;
-  }
-  b[0] += acc * 1e-300;
-}
-template <int N> static void loops(int64_t test, double* a, double* b, int64_t reps) {
-  if (test == 1) axpy<N>(a, b, reps);
-  else dot<N>(a, b, reps);
-}
-// A sparse product's row loop as generated kernels have it (t[0] csr, t[1] dense rows of N,
-// t[2] the result): fused, the rows of t[1] gathered by each stored entry accumulate into
-// per-thread scratch that the consumer reads and the reset clears after each row; unfused,
-// they accumulate into row i of a full temporary.
-template <int N> static void sparseRows(const ReactTensor* t, int64_t rows, bool scratch) {
-  const int64_t* const pos = t[0].pos;
-  const int32_t* const crd = t[0].crd;
-  double* const vals = static_cast<double*>(t[0].vals);
-  double* const C = static_cast<double*>(t[1].vals);
-  double* const out = static_cast<double*>(t[2].vals);
-  if (!scratch) {
-#pragma omp parallel num_threads(1)
-    {
-#pragma omp for schedule(dynamic, 16)
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t p = pos[i]; p < pos[i + 1]; ++p) {
-          const int64_t k = crd[p];
-          const double v = vals[p];
-#pragma omp simd
-          for (int64_t h = 0; h < N; ++h) out[(i) * N + h] += (v * C[(k) * N + h]);
-        }
-    }
-    return;
-  }
-#pragma omp parallel num_threads(1)
-  {
-    std::vector<double> T_buffer(static_cast<size_t>(N), 0.0);
-    double* const T = T_buffer.data();
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t p = pos[i]; p < pos[i + 1]; ++p) {
-        const int64_t k = crd[p];
-        const double v = vals[p];
-#pragma omp simd
-        for (int64_t h = 0; h < N; ++h) T[h] += (v * C[(k) * N + h]);
-      }
-#pragma omp simd
-      for (int64_t h = 0; h < N; ++h) out[(i) * N + h] += T[h];
-#pragma omp simd
-      for (int64_t h = 0; h < N; ++h) T[h] = 0.0;
-    }
-  }
-}
-template <int N> static void sparse(const ReactTensor* t, int64_t test, int64_t rows) { sparseRows<N>(t, rows, test == 5); }
-// A top-level loop nest as generated kernels open it: one parallel region, a dynamic loop.
-static void regions(double* a, int64_t n, int64_t reps, int threads) {
-  for (int64_t r = 0; r < reps; ++r) {
-#pragma omp parallel num_threads(threads)
-    {
-#pragma omp for schedule(dynamic, 16)
-      for (int64_t i = 0; i < n; ++i) a[i] += 1.0;
-    }
-  }
-}
-// exp over an in-L1 array, as generated kernels call it (std::exp, one value at a time).
-static void exps(double* a, const double* b, int64_t n, int64_t reps) {
-  for (int64_t r = 0; r < reps; ++r)
-    for (int64_t i = 0; i < n; ++i) a[i] += exp(b[i] + 1e-3 * (double)r);
-}
-// sizes: test (0 copy, 1 axpy, 2 dot, 3 parallel regions, 4 exp, 5 sparse rows into scratch,
-// 6 into rows), length (4, 16, 32, 64 or 256 for 1, 2, 5, 6; iterations for 3; doubles for 4),
-// repetitions (rows for 5 and 6), threads
-extern "C" void react_calibrate(const ReactTensor* t, const int64_t* s) {
-  const int64_t test = s[0], n = s[1], reps = s[2];
-  double* a = static_cast<double*>(t[0].vals);
-  double* b = static_cast<double*>(t[1].vals);
-  if (test == 0) {
-#pragma omp parallel for schedule(static) num_threads((int)s[3])
-    for (int64_t i = 0; i < n; ++i) a[i] = b[i];
-  } else if (test == 3) regions(a, n, reps, (int)s[3]);
-  else if (test == 4) exps(a, b, n, reps);
-  else if (test >= 5) {
-    if (n == 4) sparse<4>(t, test, reps);
-    else if (n == 16) sparse<16>(t, test, reps);
-    else if (n == 32) sparse<32>(t, test, reps);
-    else if (n == 64) sparse<64>(t, test, reps);
-    else sparse<256>(t, test, reps);
-  } else if (n == 4) loops<4>(test, a, b, reps);
-  else if (n == 16) loops<16>(test, a, b, reps);
-  else if (n == 32) loops<32>(test, a, b, reps);
-  else if (n == 64) loops<64>(test, a, b, reps);
-  else loops<256>(test, a, b, reps);
-}
-)";
+// --- the calibration kernels ------------------------------------------------------------------
+struct Declaration {
+  std::string name;
+  std::vector<int64_t> shape;
+  Format format;
+};
+struct CalibrationProgram {
+  std::string statement;  // index notation
+  std::vector<Declaration> inputs;
+  FusionMode mode;
+};
 
+constexpr size_t kLengths = std::size(MachineModel::kRateLengths);
+// Rows of the sparse row kernels' pattern: 8 stored entries each, among 64 columns.
+constexpr int64_t kEntriesPerRow = 8, kPatternColumns = 64;
+// Copy: rows of 4096 doubles (32 KiB), so that the dynamically scheduled outer loop costs
+// nothing beside the copy; 32 Mi doubles (256 MiB) per array, well beyond any cache.
+constexpr int64_t kCopyRows = 8192, kCopyColumns = 4096;
+// Parallel regions: a dynamic loop of 64 trivial iterations.
+constexpr int64_t kRegionIterations = 64;
+// exp over 16 x 256 values (64 KiB with the result: in L2), about 17 us of calls per run.
+constexpr int64_t kExpRows = 16, kExpColumns = 256;
+
+// The kernels of one rate length, in this order after the fixed ones.
+enum Shape : size_t { kVector, kReduction, kScratchRows, kRows, kShapes };
+enum Fixed : size_t { kCopy, kRegion, kExp, kFixed };
+size_t kernelIndex(size_t length, Shape shape) { return kFixed + length * kShapes + shape; }
+
+// Rows of the sparse row kernels at length L: their output (rows x L doubles, 128 KiB) stays in
+// L2; the 64-row operand they gather from is 64 x L doubles (2 KiB to 128 KiB).
+int64_t sparseRows(int64_t length) { return 16384 / length; }
+
+std::vector<CalibrationProgram> calibrationPrograms() {
+  const Format csr = Format::csr(), dense1 = Format::dense(1), dense2 = Format::dense(2), dense3 = Format::dense(3);
+  std::vector<CalibrationProgram> programs(kFixed + kLengths * kShapes);
+  programs[kCopy] = {"A(i,j) = B(i,j)", {{"B", {kCopyRows, kCopyColumns}, dense2}}, FusionMode::None};
+  // One top-level loop nest is one parallel region with a dynamically scheduled loop; the time of
+  // 64 copies is nothing beside the region's start and join.
+  programs[kRegion] = {"A(i) = B(i)", {{"B", {kRegionIterations}, dense1}}, FusionMode::None};
+  programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows, kExpColumns}, dense2}}, FusionMode::None};
+  for (size_t l = 0; l < kLengths; ++l) {
+    const int64_t n = MachineModel::kRateLengths[l];
+    // Vector: the dense product's innermost loop, `A[k,j] += C[k,h] * D[h,j]` over j with C[k,h]
+    // read into a constant before it (an axpy of length n), D in L1 (16 KiB), C (2 KiB to
+    // 256 KiB) read once per axpy.
+    programs[kernelIndex(l, kVector)] = {
+        "A(k,j) = C(k,h) * D(h,j)", {{"C", {64, 2048 / n}, dense2}, {"D", {2048 / n, n}, dense2}}, FusionMode::None};
+    // Reduction: `A[p,q] += B[p,q,i] * C[i]` over i (a dot product of length n); B is 256 KiB,
+    // and 16 rows p make one chunk of the dynamic outer loop.
+    programs[kernelIndex(l, kReduction)] = {
+        "A(p,q) = B(p,q,i) * C(i)", {{"B", {16, 2048 / n, n}, dense3}, {"C", {n}, dense1}}, FusionMode::None};
+    // Sparse rows into scratch: react fuses the product with its consumer, so the gathered rows
+    // accumulate into a per-thread row that the consumer reads and a reset clears after each row.
+    programs[kernelIndex(l, kScratchRows)] = {
+        "A(i,h) = S(i,k) * C(k,h) * D(h)",
+        {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}, {"D", {n}, dense1}},
+        FusionMode::React};
+    // Sparse rows into rows: the unfused product accumulates into row i of its result.
+    programs[kernelIndex(l, kRows)] = {"A(i,h) = S(i,k) * C(k,h)",
+                                      {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}},
+                                      FusionMode::None};
+  }
+  return programs;
+}
+
+std::vector<IndexTree> calibrationTrees() {
+  std::vector<IndexTree> trees;
+  for (const CalibrationProgram& c : calibrationPrograms()) {
+    Environment env;
+    for (const Declaration& d : c.inputs) env.declare(d.name, d.shape, d.format);
+    trees.push_back(fuse(parseIndexNotation(c.statement, env), c.mode));
+  }
+  return trees;
+}
+
+// The emitted sources of every calibration kernel (with the default kernel name; compileTrees
+// numbers the names), in order. They depend only on this build of react.
+const std::string& calibrationSources() {
+  static const std::string sources = [] {
+    std::string text;
+    for (const IndexTree& tree : calibrationTrees()) text += emitSource(lowerToLoops(tree), Target::OpenMP);
+    return text;
+  }();
+  return sources;
+}
+
+// Which kernels and compiler measured a stored model: a model from other ones is measured again.
+std::string calibrationId() { return contentHash(compilerCommand(Target::OpenMP) + "\n" + calibrationSources()); }
+
+std::string modelPath(const JitOptions& jit, int threads) {
+  return jitCacheDirectory(jit) + "/machine-" + std::to_string(threads) + "t.txt";
+}
+
+// --- measuring ----------------------------------------------------------------------------------
 // The largest cache the OS reports for CPU 0 (sysfs), else sysconf's L3 or L2.
 double lastLevelCacheBytes() {
   double best = 0;
@@ -155,51 +139,87 @@ double lastLevelCacheBytes() {
   throw Error("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
 }
 
-// Best of `trials` runs of one test, in seconds.
-double bestSeconds(KernelFunction f, std::vector<double>& a, std::vector<double>& b, int64_t test, int64_t n,
-                   int64_t reps, int threads, int trials) {
-  ReactTensor t[2] = {{a.data(), nullptr, nullptr, static_cast<int64_t>(a.size())},
-                      {b.data(), nullptr, nullptr, static_cast<int64_t>(b.size())}};
-  int64_t sizes[4] = {test, n, reps, threads};
+// Generated kernels run on omp_get_max_threads() threads, which no react program states: each
+// measurement sets the count for the calling thread and restores the caller's afterwards.
+class ThreadCount {
+ public:
+  explicit ThreadCount(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ThreadCount() { omp_set_num_threads(saved_); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  int saved_;
+};
+
+// Best of `trials` timings of `calls` back-to-back runs on `threads` threads, in seconds.
+double bestSeconds(const BoundKernel& kernel, int threads, int64_t calls, int trials) {
+  ThreadCount use(threads);
   double best = 1e30;
   for (int r = 0; r < trials; ++r) {
     auto start = std::chrono::steady_clock::now();
-    f(t, sizes);
+    for (int64_t c = 0; c < calls; ++c) kernel.run();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
 }
 
-// flop/s of the sparse row loop (test 5: into scratch, 6: into rows) at length n, one thread,
-// best of 5: rows of 8 stored entries at random columns of a 64-row dense operand (in cache,
-// so that the loop's own rate is measured, not memory), about 1e7 flops per trial.
-double sparseRowFlops(KernelFunction f, int64_t n, bool scratch) {
-  const int64_t perRow = 8, columns = 64, rows = 5000000 / (perRow * n) + 1;
-  std::vector<int64_t> pos(static_cast<size_t>(rows + 1));
-  std::vector<int32_t> crd(static_cast<size_t>(rows * perRow));
-  for (int64_t i = 0; i <= rows; ++i) pos[static_cast<size_t>(i)] = i * perRow;
-  uint32_t state = 12345;  // a fixed linear congruential sequence: the same columns every time
-  for (int32_t& c : crd) c = static_cast<int32_t>((state = state * 1664525u + 1013904223u) >> 8) % columns;
-  std::vector<double> vals(crd.size(), 0.5), dense(static_cast<size_t>(columns * n), 0.25),
-      out(static_cast<size_t>(rows * n), 0.0);
-  ReactTensor t[3] = {{vals.data(), pos.data(), crd.data(), static_cast<int64_t>(vals.size())},
-                      {dense.data(), nullptr, nullptr, static_cast<int64_t>(dense.size())},
-                      {out.data(), nullptr, nullptr, static_cast<int64_t>(out.size())}};
-  int64_t sizes[4] = {scratch ? 5 : 6, n, rows, 1};
-  double best = 1e30;
-  for (int r = 0; r < 5; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    f(t, sizes);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+// A pattern of `rows` rows with kEntriesPerRow distinct columns each among kPatternColumns,
+// drawn from a fixed seed: the same pattern every time.
+CsrMatrix sparsePattern(int64_t rows) {
+  CsrMatrix m;
+  m.rows = rows;
+  m.cols = kPatternColumns;
+  Rng rng(12345);
+  for (int64_t r = 0; r < rows; ++r) {
+    uint64_t columns = 0;
+    while (__builtin_popcountll(columns) < kEntriesPerRow) columns |= uint64_t{1} << rng.below(kPatternColumns);
+    for (int32_t c = 0; c < kPatternColumns; ++c)
+      if (columns >> c & 1) m.col.push_back(c);
+    m.rowptr.push_back(static_cast<int64_t>(m.col.size()));
   }
-  return 2.0 * static_cast<double>(rows * perRow * n) / best;
+  m.val.assign(m.col.size(), 0.5);
+  return m;
 }
 
-// Which calibration kernels measured a stored file: a file from other kernels is measured again.
-std::string calibrationId() { return contentHash(kCalibrationSource); }
+// A calibration kernel's inputs: dense ones filled with 0.5 (sums of products of these stay far
+// from overflow and subnormals), a csr one with sparsePattern.
+TensorValues inputsOf(const CalibrationProgram& program) {
+  TensorValues inputs;
+  for (const Declaration& d : program.inputs)
+    inputs[d.name] = d.format.hasSparseLevel() ? MarketData(sparsePattern(d.shape[0])) : MarketData(DenseTensor(d.shape, 0.5));
+  return inputs;
+}
 
-std::string modelPath(const JitOptions& jit, int threads) {
-  return jitCacheDirectory(jit) + "/machine-" + std::to_string(threads) + "t.txt";
+// flop/s of `kernel` on one thread: runs of `flopsPerRun` flops, about 1e7 flops per timing, best
+// of 5.
+double flopRate(const Kernel& kernel, const CalibrationProgram& program, double flopsPerRun) {
+  const TensorValues inputs = inputsOf(program);
+  const int64_t runs = std::max<int64_t>(1, std::llround(1e7 / flopsPerRun));
+  return flopsPerRun * static_cast<double>(runs) / bestSeconds(kernel.bind(inputs), 1, runs, 5);
+}
+
+// Iterations of a dense kernel's loops: the product of its extents.
+double trips(const Kernel& kernel) {
+  double product = 1;
+  for (const auto& [index, extent] : kernel.tree().indexSizes) product *= static_cast<double>(extent);
+  return product;
+}
+
+// flop/s of one thread in the kernels of rate length number l. Each innermost iteration is one
+// multiply and one add; of the sparse kernels, only the accumulation of gathered rows counts (the
+// scratch kernel's consumer and reset are part of its time, as in the loop the model prices).
+void measureLoopRates(const std::vector<Kernel>& kernels, const std::vector<CalibrationProgram>& programs, size_t l,
+                      MachineModel& m) {
+  auto rate = [&](Shape shape, double flopsPerRun) {
+    return flopRate(kernels[kernelIndex(l, shape)], programs[kernelIndex(l, shape)], flopsPerRun);
+  };
+  m.vectorFlops[l] = rate(kVector, 2 * trips(kernels[kernelIndex(l, kVector)]));
+  m.reductionFlops[l] = rate(kReduction, 2 * trips(kernels[kernelIndex(l, kReduction)]));
+  const int64_t n = MachineModel::kRateLengths[l];
+  const double gathered = 2.0 * static_cast<double>(sparseRows(n) * kEntriesPerRow * n);
+  m.scratchRowFlops[l] = rate(kScratchRows, gathered);
+  m.rowFlops[l] = rate(kRows, gathered);
 }
 
 }  // namespace
@@ -210,41 +230,38 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
     if (progress) *progress << what << std::flush;
   };
   auto started = std::chrono::steady_clock::now();
-  CompiledLibrary lib = jitCompile(kCalibrationSource, Target::OpenMP, jit, "react_calibrate");
+  CompileOptions options;
+  options.jit = jit;
+  const std::vector<CalibrationProgram> programs = calibrationPrograms();
+  const std::vector<Kernel> kernels = Kernel::compileTrees(calibrationTrees(), options);
   step("react: measuring this machine for fusion mode auto (once per thread count):");
   MachineModel m;
   m.threads = threads;
-  // Copy: two arrays of 32 Mi doubles (256 MiB together), well beyond any cache.
+  // Copy: two arrays of 256 MiB, 1 and all threads, best of 3.
   step(" bandwidth");
-  const int64_t big = int64_t{1} << 25;
-  std::vector<double> a(static_cast<size_t>(big), 1.0), b(static_cast<size_t>(big), 2.0);
-  auto copyBandwidth = [&](int t) { return 16.0 * static_cast<double>(big) / bestSeconds(lib.function, a, b, 0, big, 1, t, 3); };
+  const TensorValues copyInput = inputsOf(programs[kCopy]);
+  const BoundKernel copy = kernels[kCopy].bind(copyInput);
+  auto copyBandwidth = [&](int t) { return 16.0 * kCopyRows * kCopyColumns / bestSeconds(copy, t, 1, 3); };
   m.bandwidth1 = copyBandwidth(1);
   m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
-  // Flops: loops of 4 to 256 doubles (in L1), repeated to about 1e7 flops per trial.
   step(", loop rates");
-  for (size_t l = 0; l < m.vectorFlops.size(); ++l) {
-    const int64_t n = MachineModel::kRateLengths[l], reps = 5000000 / n;
-    std::vector<double> x(static_cast<size_t>(n), 0.5), y(static_cast<size_t>(n), 0.25);
-    m.vectorFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 1, n, reps, 1, 5);
-    m.reductionFlops[l] = 2.0 * n * reps / bestSeconds(lib.function, x, y, 2, n, reps, 1, 5);
-    m.scratchRowFlops[l] = sparseRowFlops(lib.function, n, true);
-    m.rowFlops[l] = sparseRowFlops(lib.function, n, false);
+  for (size_t l = 0; l < kLengths; ++l) {
+    measureLoopRates(kernels, programs, l, m);
     step(" .");
   }
-  // Parallel regions: 2000 of them, each a dynamic loop of 64 trivial iterations on all threads
-  // (the time is the region's start, scheduling and join); per region, best of 5.
+  // Parallel regions: 2000 runs on all threads, per region, best of 5.
   step(", parallel regions");
   {
     const int64_t regions = 2000;
-    std::vector<double> x(64, 0.0), y(64, 0.0);
-    m.regionSeconds = bestSeconds(lib.function, x, y, 3, 64, regions, threads, 5) / regions;
+    const TensorValues input = inputsOf(programs[kRegion]);
+    m.regionSeconds = bestSeconds(kernels[kRegion].bind(input), threads, regions, 5) / regions;
   }
-  // exp: 256 values in L1, 4000 times (about 1e6 calls), one thread, best of 5.
+  // exp: about 1e6 calls per timing, one thread, best of 5.
   step(", exp");
   {
-    std::vector<double> x(256, 0.0), y(256, 0.5);
-    m.expRate = 256.0 * 4000 / bestSeconds(lib.function, x, y, 4, 256, 4000, 1, 5);
+    const TensorValues input = inputsOf(programs[kExp]);
+    const int64_t runs = 1000000 / (kExpRows * kExpColumns) + 1;
+    m.expRate = static_cast<double>(kExpRows * kExpColumns * runs) / bestSeconds(kernels[kExp].bind(input), 1, runs, 5);
   }
   m.cacheBytes = lastLevelCacheBytes();
   // On a quiet machine the best of three copies is the same at the end as at the start; other

@@ -48,13 +48,9 @@ void lookup(const CompiledLibrary& lib, const char* name, F& f) {
 
 KokkosRuntime loadKokkosRuntime(const CompiledLibrary& lib) {
   KokkosRuntime r;
-  lookup(lib, "react_runtime_initialize", r.initialize);
-  lookup(lib, "react_runtime_allocate", r.allocate);
-  lookup(lib, "react_runtime_release", r.release);
-  lookup(lib, "react_runtime_copy", r.copy);
-  lookup(lib, "react_runtime_host_accessible", r.hostAccessible);
-  lookup(lib, "react_runtime_concurrency", r.concurrency);
-  lookup(lib, "react_runtime_describe", r.describe);
+#define REACT_LOOKUP_RUNTIME_FUNCTION(type, name, parameters, field) lookup(lib, #name, r.field);
+  REACT_KOKKOS_RUNTIME(REACT_LOOKUP_RUNTIME_FUNCTION)
+#undef REACT_LOOKUP_RUNTIME_FUNCTION
   return r;
 }
 

@@ -1,6 +1,8 @@
 // Iterating and addressing storage levels.
 #include "lower/levels.hpp"
 
+#include <algorithm>
+
 namespace react {
 
 using ir::Name;
@@ -11,6 +13,13 @@ using ir::var;
 using ir::load;
 using ir::intImm;
 using ir::binary;
+
+ir::Expr indexExtent(const std::string& index, const std::map<std::string, int64_t>& indexSizes,
+                     const std::vector<std::string>& runtimeSizes) {
+  if (std::find(runtimeSizes.begin(), runtimeSizes.end(), index) != runtimeSizes.end())
+    return var(Name{Role::Extent, index}, Type::Int64);
+  return intImm(indexSizes.at(index));
+}
 
 bool iteratesPositions(const IndexLoop& loop) { return loop.kind == LoopKind::Sparse; }
 

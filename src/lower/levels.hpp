@@ -12,6 +12,10 @@ namespace react {
 
 using ExtentOf = std::function<ir::Expr(const std::string& index)>;
 
+// An index's extent in a kernel: a constant, or the size passed at run time (a sparse dimension's).
+ir::Expr indexExtent(const std::string& index, const std::map<std::string, int64_t>& indexSizes,
+                     const std::vector<std::string>& runtimeSizes);
+
 // A loop over one level: its counter and bounds, and the statements that bind the coordinate the
 // loop's index names (none for a level iterated by coordinate, whose counter is the coordinate).
 struct LevelIteration {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fusion/fusion.hpp"
+#include "lower/abi.h"
 
 #include <memory>
 #include <optional>
@@ -55,27 +56,20 @@ LoopProgram scheduleLoops(const LoopProgram& p, Target target, const EmitOptions
 std::string emitSource(const LoopProgram& p, Target target, const EmitOptions& options = {});
 // Prints IR scheduled for `target` (what emitSource does after scheduleLoops).
 std::string printSource(const LoopProgram& scheduled, Target target, const EmitOptions& options = {});
-// The struct the generated functions take (also in every emitted source).
-struct ReactTensor {
-  void* vals;          // values (dense row-major, or csr values): double or float, as the tensor's value type
-  const int64_t* pos;  // csr row positions (rows+1), or null
-  const int32_t* crd;  // csr column coordinates, or null
-  int64_t nnz;         // csr stored entries (values length), or dense size
+// The kernel ABI (lower/abi.h, also embedded in every emitted source): the tensor argument, the
+// kernel's signature, and the Kokkos runtime every Kokkos library exports.
+using ReactTensor = ::ReactTensor;
+using KernelFunction = ::ReactKernelFunction;
+enum class CopyKind {
+  HostToDevice = REACT_COPY_HOST_TO_DEVICE,
+  DeviceToHost = REACT_COPY_DEVICE_TO_HOST,
+  DeviceToDevice = REACT_COPY_DEVICE_TO_DEVICE
 };
-using KernelFunction = void (*)(const ReactTensor*, const int64_t*);
-
-// What every Kokkos kernel library exports besides its kernels (the emitter's prelude). The host
-// side of react reaches Kokkos only through these, so it is never compiled against Kokkos: the
-// same host code drives Serial, OpenMP and CUDA builds of Kokkos.
-enum class CopyKind { HostToDevice = 0, DeviceToHost = 1, DeviceToDevice = 2 };
+// The Kokkos runtime of a loaded library: one pointer per entry of REACT_KOKKOS_RUNTIME.
 struct KokkosRuntime {
-  void (*initialize)() = nullptr;          // Kokkos::initialize once per process, finalize at exit
-  void* (*allocate)(size_t bytes) = nullptr;  // in the default execution space's memory
-  void (*release)(void* p) = nullptr;
-  void (*copy)(void* dst, const void* src, size_t bytes, int kind) = nullptr;  // kind: CopyKind; fences
-  int (*hostAccessible)() = nullptr;       // can the host read that memory (Serial, OpenMP: yes)
-  int (*concurrency)() = nullptr;          // threads of the default execution space
-  const char* (*describe)() = nullptr;     // "Cuda (device 0: NVIDIA H100 ...)", "OpenMP (16 threads)"
+#define REACT_RUNTIME_POINTER(type, name, parameters, field) type(*field) parameters = nullptr;
+  REACT_KOKKOS_RUNTIME(REACT_RUNTIME_POINTER)
+#undef REACT_RUNTIME_POINTER
 };
 
 // --- JIT --------------------------------------------------------------------------------------
@@ -131,7 +125,8 @@ struct CompileOptions {
 IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision = nullptr);
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // options.fusion, or the default
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
-// <JIT cache dir>/machine-<threads>t.txt, or measured (about a second) and stored there.
+// <JIT cache dir>/machine-<threads>t.txt, or measured (seconds, its kernels compiled the first
+// time) and stored there.
 MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
 // Measures, stores nothing; says what it measures on *progress as it goes, and warns there when
 // the machine was busy meanwhile (MachineModel::loadWarning).

@@ -50,10 +50,7 @@ class TreeLowering {
     return it == identity_.end() ? 0.0 : it->second;
   }
 
-  Expr extent(const std::string& index) const {
-    if (contains(p_.runtimeSizes, index)) return var(Name{Role::Extent, index}, Type::Int64);
-    return intImm(t_.indexSizes.at(index));
-  }
+  Expr extent(const std::string& index) const { return indexExtent(index, t_.indexSizes, p_.runtimeSizes); }
 
   // The elements of a tensor in memory: a sparse one's stored entries (one when shrunk to a
   // scalar), else the product of its kept dimensions as its producer writes them.
@@ -199,13 +196,13 @@ class TreeLowering {
     IterationFacts outer = analyzeIterations(*top, p_.tensors, privates);
     if (outer.kind == Iterations::ReduceScalar && top->privates.empty()) {
       Name acc{Role::Generated, "acc"};
-      const Type type = typeOf(outer.reduceTensor);
+      const Type type = outer.reduceTarget->type;  // the accumulator holds what the scalar holds
       top->schedule = Schedule::ParallelReduce;
       top->reduceVar = acc;
       top->reduceType = type;
       top->reduceOp = outer.op;
       Update u = outer.op == ReduceOp::Sum ? Update::Add : Update::Max;
-      top->body = retargetWrites(top->body, outer.reduceTensor, var(acc, type));
+      top->body = retargetWrites(top->body, outer.reduceTarget, var(acc, type));
       return block({let(acc, type, floatImm(reduceIdentity(outer.op), type), true), top,
                     assign(outer.reduceTarget, var(acc, type), u)});
     }
@@ -216,7 +213,7 @@ class TreeLowering {
       IterationFacts inner = analyzeIterations(*c, p_.tensors);
       auto annotated = copy(c);
       annotated->iterations = inner.kind;
-      annotated->reduceTensor = inner.reduceTensor;
+      annotated->reduceTarget = inner.reduceTarget;
       annotated->reduceOp = inner.op;
       c = annotated;
     }
@@ -234,6 +231,9 @@ class TreeLowering {
 }  // namespace
 
 LoopProgram lowerToLoops(const IndexTree& t) {
+  // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
+  for (const auto& [name, s] : t.tensors)
+    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw Error("lowering: " + *unsupported);
   LoopProgram p;
   p.tensors = t.tensors;
   p.indexSizes = t.indexSizes;

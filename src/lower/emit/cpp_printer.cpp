@@ -1,6 +1,7 @@
 // C++ both targets print alike: the kernel's header, prologue, expressions, assignments and
 // serial loops.
 #include "lower/emit/cpp_printer.hpp"
+#include "lower/abi_text.hpp"
 #include "lower/ir/names.hpp"
 
 namespace react {
@@ -124,10 +125,10 @@ std::string CppPrinter::print() {
   std::istringstream tree(p_.treeText);
   for (std::string l; std::getline(tree, l);) out_ << "//   " << commentText(l) << "\n";
   // Guarded, so that several kernels can share one translation unit.
-  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << includes() << "\n";
+  // The ABI first: the Kokkos prelude defines the runtime functions it declares.
+  out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << lower::kAbiHeaderText << includes() << "\n";
   // The float overloads of <cmath> for float values (exp(x) of a float x is expf).
   out_ << "using std::exp; using std::sqrt; using std::log;\n";
-  out_ << "struct ReactTensor { void* vals; const int64_t* pos; const int32_t* crd; int64_t nnz; };\n";
   // Templates, for float and double alike: operands of two types (which the IR never mixes
   // without a cast) fail to deduce rather than convert.
   std::string q = functionQualifier(), t = "template <class T> " + q;

@@ -59,7 +59,7 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   l.league = (rows + l.rows - 1) / l.rows;
   return l;
 }
-// The runtime the host side of react uses (lower.hpp: KokkosRuntime).
+// The runtime the host side of react uses, declared by the ABI header above (REACT_KOKKOS_RUNTIME).
 extern "C" void react_runtime_initialize() {
   if (Kokkos::is_initialized()) return;
   Kokkos::initialize();
@@ -73,8 +73,8 @@ extern "C" void react_runtime_copy(void* dst, const void* src, size_t bytes, int
   using DeviceBytes = Kokkos::View<char*, react_memory, Unmanaged>;
   char* s = static_cast<char*>(const_cast<void*>(src));
   char* d = static_cast<char*>(dst);
-  if (kind == 0) Kokkos::deep_copy(DeviceBytes(d, bytes), HostBytes(s, bytes));
-  else if (kind == 1) Kokkos::deep_copy(HostBytes(d, bytes), DeviceBytes(s, bytes));
+  if (kind == REACT_COPY_HOST_TO_DEVICE) Kokkos::deep_copy(DeviceBytes(d, bytes), HostBytes(s, bytes));
+  else if (kind == REACT_COPY_DEVICE_TO_HOST) Kokkos::deep_copy(HostBytes(d, bytes), DeviceBytes(s, bytes));
   else Kokkos::deep_copy(DeviceBytes(d, bytes), DeviceBytes(s, bytes));
   Kokkos::fence();
 }

@@ -51,6 +51,10 @@ class OpenMPPrinter : public CppPrinter {
     close();
   }
 
+  static std::string reduction(const StmtNode& l) {
+    return std::string("reduction(") + (l.reduceOp == ReduceOp::Sum ? "+" : "max") + ":" + mangle(l.reduceVar) + ")";
+  }
+
   void scheduledLoop(const StmtNode& l) override {
     switch (l.schedule) {
       case Schedule::Parallel:
@@ -62,11 +66,13 @@ class OpenMPPrinter : public CppPrinter {
         serialLoop(l);
         return close();
       case Schedule::ParallelReduce:
-        line(std::string("#pragma omp parallel for schedule(dynamic, 16) reduction(") +
-             (l.reduceOp == ReduceOp::Sum ? "+" : "max") + ":" + mangle(l.reduceVar) + ")");
+        line("#pragma omp parallel for schedule(dynamic, 16) " + reduction(l));
         return serialLoop(l);
       case Schedule::Vector:
         line("#pragma omp simd");
+        return serialLoop(l);
+      case Schedule::LaneReduce:
+        line("#pragma omp simd " + reduction(l));
         return serialLoop(l);
       default:
         internalError(std::string("OpenMP has no ") + toString(l.schedule) + " loops");

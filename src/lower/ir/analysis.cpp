@@ -73,20 +73,24 @@ IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::strin
     if (s->kind == StmtKind::Let) locals.insert(s->name);
     if (s->kind == StmtKind::Assign) {
       const Expr& t = s->target;
+      const ReduceOp op = s->update == Update::Add ? ReduceOp::Sum : ReduceOp::Max;
+      // One more accumulation, with the reduction's operator, into what it writes (the first
+      // starts the reduction).
+      auto reduceInto = [&]() {
+        if (s->update == Update::Set || (reduces && !(writesReduced(*s, *r.reduceTarget) && r.op == op))) return false;
+        independent = false;
+        reduces = true;
+        r.reduceTarget = t;
+        r.op = op;
+        return true;
+      };
       if (t->kind == ExprKind::Var) {
-        if (!locals.count(t->name)) independent = reducible = false;
+        if (!locals.count(t->name) && !reduceInto()) independent = reducible = false;
       } else if (!privates.count(t->tensor)) {
         auto [it, fresh] = written.emplace(t->tensor, t);
         if (varies(*t, index, tensors) && (fresh || equal(it->second, t))) {
           // an independent write
-        } else if (isScalar(*t, tensors) && s->update != Update::Set &&
-                   (!reduces || (r.reduceTensor == t->tensor && r.op == (s->update == Update::Add ? ReduceOp::Sum : ReduceOp::Max)))) {
-          independent = false;
-          reduces = true;
-          r.reduceTensor = t->tensor;
-          r.reduceTarget = t;
-          r.op = s->update == Update::Add ? ReduceOp::Sum : ReduceOp::Max;
-        } else {
+        } else if (!isScalar(*t, tensors) || !reduceInto()) {
           independent = reducible = false;
         }
       }
@@ -98,8 +102,8 @@ IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::strin
   for (const Stmt& s : loop.body)
     forEachStmt(s, [&](const Stmt& st) {
       auto check = [&](const Expr& e) {
+        if (reduces && namesReduced(*e, *r.reduceTarget)) reducible = false;
         if (e->kind != ExprKind::Access) return;
-        if (reduces && e->tensor == r.reduceTensor) reducible = false;
         auto w = written.find(e->tensor);
         if (w != written.end() && !equal(w->second, e)) independent = false;
       };

@@ -17,12 +17,12 @@ bool varies(const ExprNode& access, const std::string& index, const std::map<std
 //  - Independent: every write moves with the loop's index, each tensor is written at one access
 //    and read only there (no iteration reads what another writes);
 //  - ReduceScalar: the only dependent writes accumulate, with one operator, into one scalar that
-//    the loop does not read otherwise (`reduceTensor`, `op`);
+//    the loop does not read otherwise: a tensor of no stored dimension, or a variable declared
+//    outside the loop (`reduceTarget`, `op`);
 //  - Dependent otherwise.
 struct IterationFacts {
   Iterations kind = Iterations::Dependent;
-  std::string reduceTensor;
-  Expr reduceTarget;  // the access every reduction writes
+  Expr reduceTarget;  // what every reduction writes: an access, or a variable
   ReduceOp op = ReduceOp::Sum;
 };
 IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::string, TensorStorage>& tensors,

@@ -124,7 +124,7 @@ enum class Schedule { Serial, Parallel, ParallelReduce, Vector, LaneReduce };
 const char* toString(Schedule s);
 
 // What lowering knows of a loop's iterations from the index tree: independent, or dependent only
-// through one scalar they all reduce into (then `reduceTensor`, `reduceOp`), or neither. Lane
+// through one scalar they all reduce into (then `reduceTarget`, `reduceOp`), or neither. Lane
 // mapping reads it for the loops of a row.
 enum class Iterations { Dependent, Independent, ReduceScalar };
 
@@ -159,7 +159,7 @@ struct StmtNode {
   Expr lo, hi;
   Schedule schedule = Schedule::Serial;
   Iterations iterations = Iterations::Dependent;
-  std::string reduceTensor;  // Iterations::ReduceScalar: the scalar the iterations reduce into
+  Expr reduceTarget;         // Iterations::ReduceScalar: what the iterations reduce into (a scalar access or a variable)
   ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce
   Name reduceVar;            // ParallelReduce, LaneReduce: the accumulator the body updates
   Type reduceType = Type::Float64;  // ParallelReduce, LaneReduce: the accumulator's type

@@ -41,19 +41,27 @@ Stmt Mutator::mutateChildren(const Stmt& s) {
   return changed ? n : s;
 }
 
-std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const std::string& tensor, const Expr& target) {
+bool namesReduced(const ExprNode& e, const ExprNode& reduced) {
+  if (e.kind != reduced.kind) return false;
+  return reduced.kind == ExprKind::Var ? e.name == reduced.name : e.tensor == reduced.tensor;
+}
+
+bool writesReduced(const StmtNode& assign, const ExprNode& reduced) {
+  return assign.kind == StmtKind::Assign && namesReduced(*assign.target, reduced);
+}
+
+std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const Expr& reduced, const Expr& target) {
   struct Retarget : Mutator {
-    const std::string* tensor;
+    const Expr* reduced;
     const Expr* target;
     Stmt visit(const Stmt& s) override {
-      bool writesTensor = s->kind == StmtKind::Assign && s->target->kind == ExprKind::Access && s->target->tensor == *tensor;
-      if (!writesTensor) return mutateChildren(s);
+      if (!writesReduced(*s, **reduced)) return mutateChildren(s);
       auto n = copy(s);
       n->target = *target;
       return n;
     }
   } retarget;
-  retarget.tensor = &tensor;
+  retarget.reduced = &reduced;
   retarget.target = &target;
   return retarget.mutate(body);
 }

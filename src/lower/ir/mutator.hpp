@@ -26,8 +26,13 @@ class Mutator {
   Stmt mutateChildren(const Stmt& s);
 };
 
-// The statements with every assignment to `tensor` redirected to `target` (an accumulator).
-std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const std::string& tensor, const Expr& target);
+// Does `e` name what a reduction writes: the variable, or any element of the (scalar) tensor,
+// `reduced` names? writesReduced: is `assign` an assignment to it?
+bool namesReduced(const ExprNode& e, const ExprNode& reduced);
+bool writesReduced(const StmtNode& assign, const ExprNode& reduced);
+// The statements with every assignment to what `reduced` names redirected to `target` (an
+// accumulator).
+std::vector<Stmt> retargetWrites(const std::vector<Stmt>& body, const Expr& reduced, const Expr& target);
 
 // Read-only walks, in execution (pre-)order.
 void forEachStmt(const Stmt& s, const std::function<void(const Stmt&)>& f);

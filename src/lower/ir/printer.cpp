@@ -27,6 +27,9 @@ std::string typeSuffix(Type t) { return t == Type::Float64 ? "" : std::string(":
 
 const char* updateText(Update u) { return u == Update::Set ? "=" : u == Update::Add ? "+=" : "max="; }
 
+// A reduction's target: its tensor, or its variable.
+std::string reducedName(const ExprNode& target) { return target.kind == ExprKind::Var ? mangle(target.name) : target.tensor; }
+
 class TextPrinter {
  public:
   std::string str() const { return out_.str(); }
@@ -51,7 +54,7 @@ class TextPrinter {
           head += std::string(" into ") + mangle(s->reduceVar) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
         if (s->iterations == Iterations::Independent) head += " independent";
         if (s->iterations == Iterations::ReduceScalar)
-          head += " reduces " + s->reduceTensor + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
+          head += " reduces " + reducedName(*s->reduceTarget) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
         for (const PrivateBuffer& b : s->privates)
           head += " private(" + b.tensor + typeSuffix(b.type) + " = " + literalText(b.init, b.type) + ")";
         if (s->laneTrips) head += " lanes~" + print(s->laneTrips);

@@ -42,7 +42,7 @@ struct LaneMapping : Mutator {
         row->body.push_back(v);
         lanes = c.get();
       } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar) {
-        row->body.push_back(laneReduce(c));
+        row->body.push_back(reduceOnLanes(c, c->reduceTarget, c->reduceOp, [](Stmt combine) { return single({combine}); }));
         lanes = c.get();
       } else {
         row->body.push_back(single({c}));
@@ -54,26 +54,6 @@ struct LaneMapping : Mutator {
     return row;
   }
 
-  // { var lane_acc = identity; for ... lane-reduce into lane_acc { ... }; single { T op= lane_acc } }
-  // in a scope of its own: a row may hold several.
-  Stmt laneReduce(const Stmt& c) const {
-    Name acc{Role::Generated, "lane_acc"};
-    const Type type = valueTypeOf(p.tensors.at(c->reduceTensor));
-    Expr accVar = var(acc, type);
-    Expr target;
-    forEachStmt(c, [&](const Stmt& s) {
-      if (s->kind == StmtKind::Assign && writtenTensor(*s) == c->reduceTensor) target = s->target;
-    });
-    auto loop = copy(c);
-    loop->body = retargetWrites(c->body, c->reduceTensor, accVar);
-    loop->schedule = Schedule::LaneReduce;
-    loop->reduceVar = acc;
-    loop->reduceType = type;
-    Update u = c->reduceOp == ReduceOp::Sum ? Update::Add : Update::Max;
-    return block({let(acc, type, floatImm(reduceIdentity(c->reduceOp), type), true), loop,
-                  single({assign(target, accVar, u)})},
-                 true);
-  }
 };
 
 }  // namespace

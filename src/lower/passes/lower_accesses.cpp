@@ -3,7 +3,6 @@
 #include "lower/levels.hpp"
 #include "lower/passes/passes.hpp"
 
-#include <algorithm>
 
 namespace react::passes {
 
@@ -18,11 +17,7 @@ struct LowerAccesses : Mutator {
 
   Expr visit(const Expr& e) override {
     if (e->kind != ExprKind::Access) return mutateChildren(e);
-    ExtentOf extent = [&](const std::string& index) {
-      if (std::find(p.runtimeSizes.begin(), p.runtimeSizes.end(), index) != p.runtimeSizes.end())
-        return var(Name{Role::Extent, index}, Type::Int64);
-      return intImm(p.indexSizes.at(index));
-    };
+    ExtentOf extent = [&](const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); };
     auto l = std::make_shared<ir::ExprNode>(*load(Name{Role::Values, e->tensor}, valueOffset(p.tensors.at(e->tensor), e->indices, extent), e->type));
     l->tensor = e->tensor;  // what the load reads, for a bounds check's report
     l->indices = e->indices;

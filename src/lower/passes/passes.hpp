@@ -28,6 +28,11 @@ LoopProgram interchangeLaneLoops(const LoopProgram& p, bool forced);
 // once: a chain of dependent loads and stores to memory is what made it slow.
 LoopProgram accumulateInRegisters(const LoopProgram& p);
 
+// OpenMP: a dense input matrix read along its stride in an innermost loop (C(k,j) over k) that a
+// loop around it repeats is copied once, transposed, at the start of the kernel, and read from the
+// copy (C_t(j,k), contiguous in k).
+LoopProgram transposeStridedOperands(const LoopProgram& p);
+
 // Before an innermost loop nested in another: reads the loop does not move through (no index of
 // the loop, a tensor the loop does not write) into constants.
 LoopProgram hoistInvariantReads(const LoopProgram& p);
@@ -35,6 +40,22 @@ LoopProgram hoistInvariantReads(const LoopProgram& p);
 // OpenMP: an innermost loop nested in another whose iterations are independent runs on the vector
 // unit (`omp simd`).
 LoopProgram vectorizeInnermost(const LoopProgram& p);
+
+// OpenMP: an innermost loop nested in another whose iterations reduce into one scalar runs on the
+// vector unit, each lane accumulating its own part (reduceOnLanes; `omp simd reduction`). Dense
+// and position loops alike: a row's sum over its stored entries is one.
+LoopProgram vectorizeReductions(const LoopProgram& p);
+
+// A loop that reduces into `reduced` (a scalar access or a variable, with `op`) as a LaneReduce
+// into a fresh accumulator, combined into the target by one statement that `combine` wraps
+// (Kokkos: one lane of the row runs it), in a scope of its own (a row may hold several):
+//   { var lane_acc = identity; for ... lane-reduce into lane_acc { ... }; combine(T op= lane_acc) }
+ir::Stmt reduceOnLanes(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp op,
+                       const std::function<ir::Stmt(ir::Stmt)>& combine);
+
+// Every innermost loop nested in another loop, replaced by what `rewrite` makes of it (the loop
+// itself where nothing applies): the vectorization passes' walk.
+LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<ir::Stmt(const ir::Stmt& loop)>& rewrite);
 
 // Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
 LoopProgram lowerAccesses(const LoopProgram& p);

@@ -15,8 +15,10 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
     passes.push_back({"register-accumulation", accumulateInRegisters});
     passes.push_back({"hoist-reads", hoistInvariantReads});
   } else {
+    passes.push_back({"operand-layout", transposeStridedOperands});
     passes.push_back({"hoist-reads", hoistInvariantReads});
     passes.push_back({"vectorize", vectorizeInnermost});
+    passes.push_back({"vectorize-reductions", vectorizeReductions});
   }
   passes.push_back({"lower-accesses", lowerAccesses});
   if (options.boundsCheck) passes.push_back({"bounds-check", checkBounds});

@@ -1,0 +1,127 @@
+// A dense operand read down its columns in an innermost loop, stored transposed once per run.
+//
+// Why: SDDMM as the benchmark defines it (`A = S * (B @ C)`, C row-major K x N) reads C(k,j) over
+// k for every stored entry: one cache line per multiply-add, and no vector loads. The copy costs
+// one pass over C; the reads it saves are repeated, since a loop outside the innermost one does
+// not move the access (every stored entry of a column j reads the same K values). An access read
+// once per element (a column sum) stays as it is: there the copy would only add traffic.
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/levels.hpp"
+#include "lower/passes/passes.hpp"
+
+#include <algorithm>
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+using ir::ExprNode;
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+Expr extentOf(const LoopProgram& p, const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); }
+
+// A transposed copy of an input: its tensor and value type.
+struct TransposedCopy {
+  std::string name;
+  Type type;
+};
+
+struct OperandLayout : Mutator {
+  explicit OperandLayout(const LoopProgram& p) : p(p) {}
+  const LoopProgram& p;
+  std::vector<std::string> enclosing;           // the indices of the loops around where we are
+  std::map<std::string, TransposedCopy> copies;  // input -> its transposed copy
+
+  // Is `e` a read of a dense input matrix along its rows' stride, in an innermost loop over
+  // `index` that a loop around it repeats?
+  bool strided(const ExprNode& e, const std::string& index) const {
+    if (e.kind != ExprKind::Access || e.indices.size() != 2) return false;
+    const TensorDecl& d = p.tensors.at(e.tensor).decl;
+    if (d.role != TensorRole::Input || d.format != Format::dense(2)) return false;
+    if (e.indices[0] != index || e.indices[1] == index) return false;
+    for (const std::string& outer : enclosing)
+      if (outer != index && !contains(e.indices, outer)) return true;
+    return false;
+  }
+
+  // The copy's name: the input's with "_t" and, where a tensor has that name, a number.
+  const TransposedCopy& copyOf(const ExprNode& read) {
+    auto it = copies.find(read.tensor);
+    if (it != copies.end()) return it->second;
+    auto taken = [&](const std::string& name) {
+      if (p.tensors.count(name)) return true;
+      for (const auto& [input, c] : copies)
+        if (c.name == name) return true;
+      return false;
+    };
+    std::string name = read.tensor + "_t";
+    for (int n = 1; taken(name); ++n) name = read.tensor + "_t" + std::to_string(n);
+    return copies[read.tensor] = TransposedCopy{name, read.type};
+  }
+
+  Stmt visit(const Stmt& s) override {
+    if (s->kind != StmtKind::For) return mutateChildren(s);
+    enclosing.push_back(loopIndex(*s));
+    Stmt out = isInnermost(*s) && isDenseLoop(*s) ? transposeReads(s) : mutateChildren(s);
+    enclosing.pop_back();
+    return out;
+  }
+
+  // The innermost loop with its strided reads redirected to the transposed copies (only inputs
+  // qualify, so no write is redirected).
+  Stmt transposeReads(const Stmt& loop) {
+    struct Redirect : Mutator {
+      OperandLayout* self;
+      std::string index;
+      Expr visit(const Expr& e) override {
+        if (!self->strided(*e, index)) return mutateChildren(e);
+        return access(self->copyOf(*e).name, {e->indices[1], e->indices[0]}, e->type);
+      }
+    } redirect;
+    redirect.self = this;
+    redirect.index = loopIndex(*loop);
+    return redirect.mutate(loop);
+  }
+};
+
+// Storage for the copy of `input`, and the nest that fills it: copy(b, a) = input(a, b), columns
+// outermost (one parallel loop).
+std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, const TransposedCopy& c) {
+  const std::vector<std::string>& dims = p.dimIndices.at(input);
+  Stmt store = assign(access(c.name, {dims[1], dims[0]}, c.type), access(input, dims, c.type));
+  Stmt rows = forLoop(Name{Role::Index, dims[0]}, intImm(0), extentOf(p, dims[0]), {store});
+  Stmt columns = forLoop(Name{Role::Index, dims[1]}, intImm(0), extentOf(p, dims[1]), {rows}, Schedule::Parallel);
+  Name size{Role::Size, c.name};
+  return {let(size, Type::Int64, binary(BinOp::Mul, extentOf(p, dims[1]), extentOf(p, dims[0]))),
+          allocate(c.name, c.type, var(size, Type::Int64), 0.0, false),
+          nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), columns})};
+}
+
+}  // namespace
+
+LoopProgram transposeStridedOperands(const LoopProgram& p) {
+  OperandLayout layout(p);
+  LoopProgram out = layout.mutate(p);
+  std::vector<Stmt> setup;
+  for (const auto& [input, c] : layout.copies) {
+    const TensorStorage& s = p.tensors.at(input);
+    TensorDecl d = s.decl;
+    d.name = c.name;
+    d.role = TensorRole::Temporary;
+    std::swap(d.shape[0], d.shape[1]);
+    out.tensors[c.name] = TensorStorage{d, s.kept};
+    const std::vector<std::string>& dims = p.dimIndices.at(input);
+    out.dimIndices[c.name] = {dims[1], dims[0]};
+    for (Stmt& st : transpose(p, input, c)) setup.push_back(st);
+  }
+  // Before the first nest: the inputs are never written, so any place before their reads will do.
+  auto first = std::find_if(out.body.begin(), out.body.end(), [](const Stmt& s) { return s->kind == StmtKind::Nest; });
+  out.body.insert(first, setup.begin(), setup.end());
+  return out;
+}
+
+}  // namespace react::passes
