@@ -12,14 +12,16 @@ using namespace react::fuzz;
 namespace {
 
 const char* kUsage = R"(usage: react-fuzz [--programs N] [--seed S] [options]
-       react-fuzz --replay FILE... [--modes LIST] [--emitters LIST]
+       react-fuzz --replay FILE... [--modes LIST] [--emitters LIST] [--types LIST]
 
 Generates random programs (seeds S, S+1, ...) and checks, for each: the interpreter on the unfused
 tree against the dense reference evaluator and Eigen; the interpreter on every fused tree against
-the unfused one; JIT kernels of every (mode, emitter), many programs per translation unit, against
-the interpreter. A mismatch is minimised and written to DIR/mismatch-SEED.txt; the exit status is
-then 1. An internal compiler error in a check is a mismatch like any other; outside the checks
-(generating a program, reading a reproducer) it exits 70; a bad argument exits 2.
+the unfused one; the same program in float32 (inputs rounded), on every tree, against the float64
+reference within a running float32 error bound; JIT kernels of every (mode, emitter, type), many
+programs per translation unit, against the interpreter of their type. A mismatch is minimised and
+written to DIR/mismatch-SEED.txt; the exit status is then 1. An internal compiler error in a check
+is a mismatch like any other; outside the checks (generating a program, reading a reproducer) it
+exits 70; a bad argument exits 2.
 
 options:
   --programs N            programs to check (default 100)
@@ -29,6 +31,8 @@ options:
                           checks every candidate it weighs in the interpreter, and its choice
                           for a machine drawn from the program through the JIT)
   --emitters LIST         openmp,kokkos (default both); 'none' checks the interpreter part only
+  --types LIST            float64,float32 (default both): the kernels' value types; float32 also
+                          checks the float32 interpreter against the float64 reference
   --batch B               programs per JIT translation unit (default 100)
   --bounds-check-every K  every Kth (batch, mode) compile checks every access (default 3; 0 never)
   --out DIR               reproducers and the JIT cache (default fuzz-out)
@@ -108,6 +112,9 @@ int main(int argc, char** argv) {
       else if (arg == "--modes") {
         o.modes.clear();
         for (const std::string& m : list(v)) o.modes.push_back(parseFusionMode(m));
+      } else if (arg == "--types") {
+        o.valueTypes.clear();
+        for (const std::string& t : list(v)) o.valueTypes.push_back(parseValueType(t, "argument '--types'"));
       } else if (arg == "--emitters") {
         o.emitters.clear();
         for (const std::string& t : list(v))

@@ -35,6 +35,10 @@ options:
                      names); -d=NAME:N is a rank-1 shape when NAME is given by -f, -g or -i
   -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense)
   -g=NAME:u[:SEED]   fill a dense input with uniform random values in [0,1) (seed default 1)
+  -t=TYPE            value type of every input and result: float64 (the default) or float32
+  -t=NAME:TYPE       value type of one input or result (wins over -t=TYPE); a statement computes
+                     in its result's type, a temporary in the widest type of the statements
+                     that read it; inputs are read (-i) and generated (-g) in their type
   -o=NAME:FILE.mtx   write a result as Matrix Market
   -fusion=MODE       none | maximal | react | auto; auto picks the association of product
                      chains and the fusion from a cost model on the inputs' statistics (default:
@@ -109,6 +113,9 @@ struct Options {
   std::map<std::string, int64_t> indexSizes;
   std::map<std::string, std::vector<int64_t>> shapes;  // -d=TENSOR:AxB
   std::map<std::string, std::string> shapeArgs;        // the argument that gave each shape
+  std::optional<ValueType> valueType;                  // -t=TYPE
+  std::map<std::string, ValueType> valueTypes;         // -t=NAME:TYPE
+  std::map<std::string, std::string> valueTypeArgs;    // the argument that gave each one
   std::optional<FusionMode> fusion;  // unset: the default (fusionModeOf)
   Target target = Target::OpenMP;
   int threads = 0;
@@ -161,6 +168,15 @@ Options parseArgs(int argc, char** argv) {
       need();
       auto [n, f] = nameValue(arg, value, "NAME:FILE.mtx");
       o.outputFiles[n] = f;
+    } else if (key == "-t") {
+      need();
+      if (value.find(':') == std::string::npos) {
+        o.valueType = parseValueType(value, "argument '" + arg + "'");
+      } else {
+        auto [n, t] = nameValue(arg, value, "TYPE or NAME:TYPE");
+        o.valueTypes[n] = parseValueType(t, "argument '" + arg + "'");
+        o.valueTypeArgs[n] = arg;
+      }
     } else if (key == "-g") {
       need();
       auto [n, spec] = nameValue(arg, value, "NAME:u[:SEED]");
@@ -269,6 +285,22 @@ std::vector<int64_t> declaredShape(const Options& o, const std::string& name, si
   return it->second;
 }
 
+// The value type -t gives a tensor (float64 without one).
+ValueType valueTypeOf(const Options& o, const std::string& name) {
+  auto it = o.valueTypes.find(name);
+  return it != o.valueTypes.end() ? it->second : o.valueType.value_or(ValueType::Float64);
+}
+
+// The program with the value types of -t: every input and result, or the one named.
+Program withOptionTypes(const Program& p, const Options& o) {
+  std::map<std::string, ValueType> types;
+  for (const auto& [name, decl] : p.tensors)
+    if (decl.role != TensorRole::Temporary) types[name] = valueTypeOf(o, name);
+  for (const auto& [name, arg] : o.valueTypeArgs)
+    if (!types.count(name)) argError(arg, "the program has no input or result '" + name + "'");
+  return withValueTypes(p, types);
+}
+
 Environment buildEnvironment(const Options& o, const std::string& text, TensorValues& inputs) {
   Environment env;
   env.indexSizes = o.indexSizes;
@@ -276,7 +308,7 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     std::string arg = "-i=" + name + ":" + file;
     MarketData data;
     try {
-      data = readMatrixMarket(file);
+      data = readMatrixMarket(file, valueTypeOf(o, name));
     } catch (const Error& e) {
       throw Error("argument '" + arg + "': " + e.what());
     }
@@ -356,11 +388,11 @@ int run(int argc, char** argv) {
   for (const auto& s : o.statements) text += (text.empty() ? "" : "\n") + s;
   TensorValues inputs;
   Environment env = buildEnvironment(o, text, inputs);
-  Program program = parseProgram(text, env);
+  Program program = withOptionTypes(parseProgram(text, env), o);
   // Environment-declared tensors the program does not define are inputs; generated ones get data.
   for (const auto& [name, seed] : o.generated) {
     const TensorDecl& d = program.tensor(name);
-    inputs[name] = randomDense(d.shape, seed, name);
+    inputs[name] = randomDense(d.shape, seed, name, d.valueType);
   }
   for (const auto& [name, file] : o.outputFiles) {
     std::string arg = "-o=" + name + ":" + file;

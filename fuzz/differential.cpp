@@ -5,6 +5,7 @@
 #include "fuzz/reference.hpp"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -38,6 +39,59 @@ std::optional<Mismatch> compareOutputs(const Program& compiled, const TensorValu
   return std::nullopt;
 }
 
+Float32Variant float32Variant(const RandomProgram& p, const Program& compiled) {
+  Float32Variant v;
+  std::map<std::string, ValueType> types;
+  for (const std::string& name : compiled.inputs()) types[name] = ValueType::Float32;
+  for (const std::string& name : compiled.outputs()) types[name] = ValueType::Float32;
+  v.compiled = withValueTypes(compiled, types);
+  v.inputs = p.inputs;
+  for (auto& [name, value] : v.inputs) setValueType(value, ValueType::Float32);
+  v.reference = referenceEvaluate(p.statements, compiled, v.inputs, nullptr, &v.bounds);
+  return v;
+}
+
+namespace {
+
+bool sameStructure(const MarketData& a, const MarketData& b) {
+  if (a.index() != b.index()) return false;
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&a)) {
+    const CsrMatrix& n = std::get<CsrMatrix>(b);
+    return m->rows == n.rows && m->cols == n.cols && m->rowptr == n.rowptr && m->col == n.col;
+  }
+  return std::get<DenseTensor>(a).shape == std::get<DenseTensor>(b).shape;
+}
+
+const std::vector<double>& valuesOf(const MarketData& m) {
+  return std::holds_alternative<CsrMatrix>(m) ? std::get<CsrMatrix>(m).val : std::get<DenseTensor>(m).data;
+}
+
+}  // namespace
+
+std::optional<Mismatch> compareWithinBounds(const Program& compiled, const TensorValues& got, const TensorValues& want,
+                                            const TensorValues& bounds, double factor, const std::string& stage) {
+  for (const std::string& name : compiled.outputs()) {
+    if (!got.count(name) || !want.count(name)) return Mismatch{stage, "output " + name + " missing"};
+    const MarketData& g = got.at(name);
+    if (valueTypeOf(g) != ValueType::Float32) return Mismatch{stage, "output " + name + " is not float32"};
+    if (!sameStructure(g, want.at(name))) return Mismatch{stage, "output " + name + ": the shape or csr pattern differs"};
+    const std::vector<double>& x = valuesOf(g);
+    const std::vector<double>& y = valuesOf(want.at(name));
+    const std::vector<double>& bound = valuesOf(bounds.at(name));
+    for (size_t k = 0; k < x.size(); ++k) {
+      const double tolerance = factor * bound[k];
+      if (std::isinf(tolerance)) continue;
+      if (std::isfinite(y[k]) ? std::abs(x[k] - y[k]) <= tolerance : x[k] == y[k] || (std::isnan(x[k]) && std::isnan(y[k])))
+        continue;
+      std::ostringstream d;
+      d << "output " << name << ": entry " << k << " is " << x[k] << ", expected " << y[k] << " within " << factor
+        << " x its float32 bound " << bound[k];
+      return Mismatch{stage, d.str()};
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Runs `f`, turning any exception into a mismatch of `stage`.
@@ -50,20 +104,31 @@ std::optional<Mismatch> guarded(const std::string& stage, F&& f) {
   }
 }
 
-// Every candidate auto weighs (each association of each product chain under each mode and fusion
-// plan), not only the one it picks, on the interpreter against the unfused tree.
-std::optional<Mismatch> checkAutoCandidates(const RandomProgram& p, const Program& compiled, const TensorValues& base) {
-  AutoDecision d;
-  if (auto m = guarded("fusion auto", [&]() -> std::optional<Mismatch> {
-        d = decideFusion(compiled, inputStats(p.inputs), fuzzMachine(p));
-        return std::nullopt;
-      }))
-    return m;
-  for (const AutoCandidate& c : d.candidates) {
-    if (!c.rejected.empty()) continue;
-    std::string stage = "fusion auto: " + c.label();
-    for (const std::string& a : c.associations) stage += ", " + a;
-    if (auto m = guarded(stage, [&] { return compareOutputs(compiled, interpret(c.tree, p.inputs), base, stage); })) return m;
+// The interpreter on `inputs` on the tree of each mode of `compiled` (under auto: on every
+// candidate it weighs, each association of each product chain under each mode and fusion plan);
+// `check` compares its outputs under a stage named `prefix` and the tree.
+using OutputCheck = std::function<std::optional<Mismatch>(const TensorValues& outputs, const std::string& stage)>;
+std::optional<Mismatch> checkFusedTrees(const RandomProgram& p, const Program& compiled, const TensorValues& inputs,
+                                        const std::vector<FusionMode>& modes, const std::string& prefix,
+                                        const OutputCheck& check) {
+  for (FusionMode mode : modes) {
+    if (mode != FusionMode::Auto) {
+      std::string stage = prefix + "fusion " + toString(mode);
+      if (auto m = guarded(stage, [&] { return check(interpret(fuse(compiled, mode), inputs), stage); })) return m;
+      continue;
+    }
+    AutoDecision d;
+    if (auto m = guarded(prefix + "fusion auto", [&]() -> std::optional<Mismatch> {
+          d = decideFusion(compiled, inputStats(inputs), fuzzMachine(p));
+          return std::nullopt;
+        }))
+      return m;
+    for (const AutoCandidate& c : d.candidates) {
+      if (!c.rejected.empty()) continue;
+      std::string stage = prefix + "fusion auto: " + c.label();
+      for (const std::string& a : c.associations) stage += ", " + a;
+      if (auto m = guarded(stage, [&] { return check(interpret(c.tree, inputs), stage); })) return m;
+    }
   }
   return std::nullopt;
 }
@@ -90,7 +155,7 @@ MachineModel fuzzMachine(const RandomProgram& p) {
 }
 
 std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& compiled, const std::vector<FusionMode>& modes,
-                                         InterpreterReport* report) {
+                                         bool float32, InterpreterReport* report) {
   TensorValues want = referenceEvaluate(p.statements, compiled, p.inputs);
   TensorValues base;
   if (auto m = guarded("interpreter vs reference", [&]() -> std::optional<Mismatch> {
@@ -100,17 +165,27 @@ std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& 
     return m;
   EigenCoverage coverage;
   if (auto m = guarded("eigen vs reference", [&] { return checkEigen(compiled, p.inputs, want, &coverage); })) return m;
-  for (FusionMode mode : modes) {
-    if (mode == FusionMode::Auto) {
-      if (auto m = checkAutoCandidates(p, compiled, base)) return m;
-      continue;
-    }
-    std::string stage = "fusion " + toString(mode);
-    if (auto m = guarded(stage, [&] { return compareOutputs(compiled, interpret(fuse(compiled, mode), p.inputs), base, stage); }))
+  auto sameAsUnfused = [&](const TensorValues& got, const std::string& stage) { return compareOutputs(compiled, got, base, stage); };
+  if (auto m = checkFusedTrees(p, compiled, p.inputs, modes, "", sameAsUnfused)) return m;
+  std::optional<Float32Variant> v;
+  TensorValues base32;
+  if (float32) {
+    const std::string stage = "float32 interpreter vs float64 reference";
+    if (auto m = guarded(stage, [&]() -> std::optional<Mismatch> {
+          v = float32Variant(p, compiled);
+          base32 = interpret(buildIndexTree(v->compiled), v->inputs);
+          return compareWithinBounds(v->compiled, base32, v->reference, v->bounds, kFloat32VsFloat64, stage);
+        }))
       return m;
+    auto nearFloat64 = [&](const TensorValues& got, const std::string& stage) {
+      return compareWithinBounds(v->compiled, got, v->reference, v->bounds, kFloat32VsFloat64, stage);
+    };
+    if (auto m = checkFusedTrees(p, v->compiled, v->inputs, modes, "float32 ", nearFloat64)) return m;
   }
   if (report) {
     report->unfused = std::move(base);
+    report->float32 = std::move(v);
+    report->unfused32 = std::move(base32);
     report->eigenOutputs = coverage.outputs;
     report->eigenLeftOut = coverage.leftOut;
   }
@@ -118,7 +193,8 @@ std::optional<Mismatch> checkInterpreter(const RandomProgram& p, const Program& 
 }
 
 std::string stageName(const JitConfig& c) {
-  return "jit " + toString(c.target) + " " + toString(c.mode) + (c.boundsCheck ? " bounds-checked" : "");
+  return "jit " + toString(c.target) + " " + toString(c.mode) + (c.boundsCheck ? " bounds-checked" : "") +
+         (c.valueType == ValueType::Float32 ? " float32" : "");
 }
 
 CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit, const RandomProgram& p) {
@@ -135,6 +211,13 @@ CompileOptions compileOptions(const JitConfig& c, const JitOptions& jit, const R
 }
 
 std::optional<Mismatch> checkJit(const RandomProgram& p, const Program& compiled, const JitConfig& c, const JitOptions& jit) {
+  if (c.valueType == ValueType::Float32)
+    return guarded(stageName(c), [&] {
+      Float32Variant v = float32Variant(p, compiled);
+      TensorValues want = interpret(buildIndexTree(v.compiled), v.inputs);
+      Kernel k = Kernel::compile(v.compiled, compileOptions(c, jit, p));
+      return compareWithinBounds(v.compiled, k.run(v.inputs), want, v.bounds, kFloat32VsFloat32, stageName(c));
+    });
   TensorValues want = interpret(buildIndexTree(compiled), p.inputs);
   return guarded(stageName(c), [&] {
     Kernel k = Kernel::compile(compiled, compileOptions(c, jit, p));

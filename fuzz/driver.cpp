@@ -4,6 +4,7 @@
 #include "fuzz/minimize.hpp"
 #include "fuzz/reproducer.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -25,8 +26,16 @@ struct Checked {
   RandomProgram program;
   Program compiled;
   TensorValues unfused;
+  std::optional<Float32Variant> float32;  // when float32 is checked
+  TensorValues unfused32;
   bool failed = false;  // reported once: left out of later configurations
+
+  const Program& compiledAs(ValueType t) const { return t == ValueType::Float32 ? float32->compiled : compiled; }
 };
+
+bool checksFloat32(const FuzzOptions& o) {
+  return std::find(o.valueTypes.begin(), o.valueTypes.end(), ValueType::Float32) != o.valueTypes.end();
+}
 
 // Counters the fuzzer updates and a thread that prints them every few seconds (compiling a large
 // batch takes longer than that).
@@ -93,7 +102,8 @@ class Fuzzer {
       uint64_t compile = first / static_cast<uint64_t>(o_.batch);
       for (FusionMode mode : o_.modes)
         for (Target t : o_.emitters)
-          jitPart(batch, {mode, t, o_.boundsCheckEvery > 0 && compile++ % static_cast<uint64_t>(o_.boundsCheckEvery) == 0});
+          for (ValueType type : o_.valueTypes)
+            jitPart(batch, {mode, t, o_.boundsCheckEvery > 0 && compile++ % static_cast<uint64_t>(o_.boundsCheckEvery) == 0, type});
     }
     progress_.say("done: " + progress_.line());
     FuzzSummary s;
@@ -110,21 +120,24 @@ class Fuzzer {
 
  private:
   std::optional<Checked> interpreterPart(uint64_t seed) {
-    Checked c{seed, randomFuzzProgram(seed, o_.maxStatements), {}, {}};
+    Checked c{seed, randomFuzzProgram(seed, o_.maxStatements), {}, {}, {}, {}};
     std::optional<Program> compiled = compileProgram(c.program);
     if (!compiled) throw std::logic_error("generated program does not parse:\n" + c.program.text);
     c.compiled = *compiled;
     ++progress_.programs;
     progress_.statements += c.program.statements.size();
     InterpreterReport r;
-    std::optional<Mismatch> m = checkInterpreter(c.program, c.compiled, o_.modes, &r);
+    const bool float32 = checksFloat32(o_);
+    std::optional<Mismatch> m = checkInterpreter(c.program, c.compiled, o_.modes, float32, &r);
     if (m) {
-      report(c.program, seed, *m, [&](const RandomProgram& q) { return checkInterpreter(q, *compileProgram(q), o_.modes); });
+      report(c.program, seed, *m, [&](const RandomProgram& q) { return checkInterpreter(q, *compileProgram(q), o_.modes, float32); });
       return std::nullopt;
     }
     progress_.eigenOutputs += static_cast<uint64_t>(r.eigenOutputs);
     progress_.eigenLeftOut += static_cast<uint64_t>(r.eigenLeftOut);
     c.unfused = std::move(r.unfused);
+    c.float32 = std::move(r.float32);
+    c.unfused32 = std::move(r.unfused32);
     return c;
   }
 
@@ -137,7 +150,7 @@ class Fuzzer {
     std::vector<Kernel> kernels;
     try {
       std::vector<IndexTree> trees;  // each program's own (under auto: its own decision)
-      for (Checked* c : batch) trees.push_back(fusedTree(c->compiled, compileOptions(config, jit_, c->program)));
+      for (Checked* c : batch) trees.push_back(fusedTree(c->compiledAs(config.valueType), compileOptions(config, jit_, c->program)));
       kernels = Kernel::compileTrees(trees, compileOptions(config, jit_, batch.front()->program));
       forgetLibrary(kernels.front().library());
       std::ostringstream took;
@@ -159,8 +172,12 @@ class Fuzzer {
     std::optional<Mismatch> m;
     try {
       std::optional<Kernel> alone;
-      if (!k) k = &alone.emplace(Kernel::compile(c.compiled, compileOptions(config, jit_, c.program)));
-      m = compareOutputs(c.compiled, k->run(c.program.inputs), c.unfused, stage);
+      const Program& compiled = c.compiledAs(config.valueType);
+      if (!k) k = &alone.emplace(Kernel::compile(compiled, compileOptions(config, jit_, c.program)));
+      if (config.valueType == ValueType::Float32)
+        m = compareWithinBounds(compiled, k->run(c.float32->inputs), c.unfused32, c.float32->bounds, kFloat32VsFloat32, stage);
+      else
+        m = compareOutputs(compiled, k->run(c.program.inputs), c.unfused, stage);
     } catch (const std::exception& e) {
       m = Mismatch{stage, std::string("threw: ") + e.what()};
     }
@@ -210,11 +227,12 @@ FuzzSummary runFuzz(const FuzzOptions& o, std::ostream& log) { return Fuzzer(o, 
 std::optional<Mismatch> checkAll(const RandomProgram& p, const FuzzOptions& o, const JitOptions& jit) {
   std::optional<Program> compiled = compileProgram(p);
   if (!compiled) return Mismatch{"front end", "the program does not parse"};
-  if (auto m = checkInterpreter(p, *compiled, o.modes)) return m;
+  if (auto m = checkInterpreter(p, *compiled, o.modes, checksFloat32(o))) return m;
   for (FusionMode mode : o.modes)
     for (Target t : o.emitters)
       for (bool bounds : {false, true})
-        if (auto m = checkJit(p, *compiled, {mode, t, bounds}, jit)) return m;
+        for (ValueType type : o.valueTypes)
+          if (auto m = checkJit(p, *compiled, {mode, t, bounds, type}, jit)) return m;
   return std::nullopt;
 }
 

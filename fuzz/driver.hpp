@@ -16,6 +16,9 @@ struct FuzzOptions {
   int maxStatements = 8;
   std::vector<FusionMode> modes = {FusionMode::None, FusionMode::Maximal, FusionMode::React, FusionMode::Auto};
   std::vector<Target> emitters = {Target::OpenMP, Target::Kokkos};  // empty: interpreter part only
+  // The JIT checks' value types; with float32 the interpreter part checks the float32 variant too
+  // (differential.hpp: checkInterpreter).
+  std::vector<ValueType> valueTypes = {ValueType::Float64, ValueType::Float32};
   int batch = 100;              // programs per JIT translation unit
   int boundsCheckEvery = 3;     // every Nth (batch, mode) compile checks every access (0: never)
   std::string outDir = "fuzz-out";  // reproducers; the JIT cache is outDir/jit-cache
@@ -35,7 +38,7 @@ struct FuzzSummary {
 };
 
 // Checks programs seed .. seed+programs-1: the interpreter part for each, then, batch by batch,
-// every (mode, emitter) through the JIT. Mismatches are minimised and written to
+// every (mode, emitter, value type) through the JIT. Mismatches are minimised and written to
 // outDir/mismatch-SEED.txt. Progress goes to `log`.
 FuzzSummary runFuzz(const FuzzOptions& o, std::ostream& log);
 

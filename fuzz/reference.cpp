@@ -2,6 +2,8 @@
 // entry-by-entry comparison of results.
 #include "fuzz/reference.hpp"
 
+#include "fuzz/float32_bound.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -9,15 +11,18 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 namespace react::fuzz {
 
 namespace {
 
-// A value at one index point: absent where a csr operand has no stored entry.
+// A value at one index point: absent where a csr operand has no stored entry. `bound`: how far
+// the float32 evaluation may lie from it (float32_bound.hpp).
 struct Point {
   double value;
   bool present;
+  double bound = 0;
 };
 
 class Reference {
@@ -30,14 +35,12 @@ class Reference {
     range_ = ValueRange();
     const TensorDecl& d = compiled_.tensor(s.lhs);
     std::vector<std::string> reduced = s.reductionIndices();
+    std::vector<double>& bounds = bounds_[s.lhs];
+    bounds.clear();
     auto valueAt = [&]() {
-      double acc = reduceIdentity(s.reduce);
-      forAll(reduced, 0, [&] {
-        Point p = eval(s.rhs);
-        if (!p.present) return;
-        acc = s.reduce == ReduceOp::Sum ? acc + p.value : std::max(acc, p.value);
-      });
-      return acc;
+      Point p = reduceOver(reduced, s.reduce, s.rhs);
+      bounds.push_back(p.bound);
+      return p.value;
     };
     if (d.format.hasSparseLevel()) {
       CsrMatrix m = std::get<CsrMatrix>(values_.at(d.pattern));
@@ -57,6 +60,15 @@ class Reference {
   }
 
   const TensorValues& values() const { return values_; }
+  // The float32 bounds of a result, in the layout of its values.
+  MarketData bounds(const std::string& name) const {
+    MarketData b = values_.at(name);
+    std::visit([&](auto& t) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(t)>, CsrMatrix>) t.val = bounds_.at(name);
+      else t.data = bounds_.at(name);
+    }, b);
+    return b;
+  }
   const ValueRange& range() const { return range_; }
 
  private:
@@ -68,18 +80,34 @@ class Reference {
     }
   }
 
+  // The sum or maximum of `body` over `indices` (its present values), with its float32 bound.
+  Point reduceOver(const std::vector<std::string>& indices, ReduceOp op, const Expr& body) {
+    double acc = reduceIdentity(op);
+    ReductionBound bound(op);
+    forAll(indices, 0, [&] {
+      Point p = eval(body);
+      if (!p.present) return;
+      acc = op == ReduceOp::Sum ? acc + p.value : std::max(acc, p.value);
+      bound.add(p.value, p.bound);
+    });
+    return {acc, true, bound.bound(acc)};
+  }
+
+  // An input's float32 bound is 0: the float32 checks give every input as float32 values.
   Point load(const ExprNode& a) {
     const MarketData& v = values_.at(a.tensor);
+    auto it = bounds_.find(a.tensor);
+    auto boundAt = [&](int64_t k) { return it == bounds_.end() ? 0.0 : it->second[static_cast<size_t>(k)]; };
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
       int64_t r = idx_.at(a.indices[0]), c = idx_.at(a.indices[1]);
       for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q)
-        if (m->col[q] == c) return {m->val[q], true};
+        if (m->col[q] == c) return {m->val[q], true, boundAt(q)};
       return {0.0, false};
     }
     const DenseTensor& t = std::get<DenseTensor>(v);
     int64_t off = 0;
     for (size_t d = 0; d < a.indices.size(); ++d) off = off * t.shape[d] + idx_.at(a.indices[d]);
-    return {t.data[static_cast<size_t>(off)], true};
+    return {t.data[static_cast<size_t>(off)], true, boundAt(off)};
   }
 
   // Whether `e` keeps a csr operand's stored-entry pattern (docs/semantics.md): a csr access, or
@@ -141,23 +169,22 @@ class Reference {
 
   Point evalPoint(const Expr& e) {
     if (e->op == Op::Access) return load(*e);
-    if (e->op == Op::Literal) return {e->value, true};
+    if (e->op == Op::Literal) return {e->value, true, literalBound(e->value)};
     if (e->op == Op::Reduce) {
       if (sparseTyped(e) && !evalPoint(*patternFactor(e)).present) return {0.0, false};
-      double acc = reduceIdentity(e->reduceOp);
       std::map<std::string, int64_t> saved = idx_;
-      forAll(e->reduceIndices, 0, [&] {
-        Point p = eval(e->args[0]);
-        if (p.present) acc = e->reduceOp == ReduceOp::Sum ? acc + p.value : std::max(acc, p.value);
-      });
+      Point p = reduceOver(e->reduceIndices, e->reduceOp, e->args[0]);
       idx_ = saved;
-      return {acc, true};
+      return p;
     }
     std::vector<Point> a;
+    std::vector<double> values, bounds;
     bool present = true;
     for (const Expr& x : e->args) {
       a.push_back(eval(x));
       present = present && a.back().present;
+      values.push_back(a.back().value);
+      bounds.push_back(a.back().bound);
     }
     auto v = [&](size_t k) { return a[k].value; };
     double r = 0;
@@ -181,13 +208,14 @@ class Reference {
       case Op::Where: r = v(0) != 0.0 ? v(1) : v(2); break;
       default: throw std::logic_error(std::string("reference: unexpected operator ") + opName(e->op));
     }
-    return {r, present};
+    return {r, present, operationBound(e->op, values, bounds, r)};
   }
 
   const Program& compiled_;
   std::map<const ExprNode*, bool> sparseTyped_;
   std::deque<Expr> patternFactors_;
   TensorValues values_;
+  std::map<std::string, std::vector<double>> bounds_;  // results' float32 bounds, in their values' layout
   std::map<std::string, int64_t> idx_;
   ValueRange range_;
 };
@@ -195,12 +223,13 @@ class Reference {
 }  // namespace
 
 TensorValues referenceEvaluate(const std::vector<Statement>& statements, const Program& compiled,
-                               const TensorValues& inputs, std::vector<ValueRange>* ranges) {
+                               const TensorValues& inputs, std::vector<ValueRange>* ranges, TensorValues* float32Bounds) {
   Reference r(compiled, inputs);
   if (ranges) ranges->clear();
   for (const Statement& s : statements) {
     r.statement(s);
     if (ranges) ranges->push_back(r.range());
+    if (float32Bounds) (*float32Bounds)[s.lhs] = r.bounds(s.lhs);
   }
   return r.values();
 }

@@ -21,9 +21,12 @@ struct ValueRange {
 // generation. Output formats (dense / csr with pattern) come from `compiled` (the program the
 // compiler produced), so results can be compared entry by entry. `inputs` may also hold values
 // of earlier statements' results. Returns the inputs and every statement's result; `ranges`, if
-// given, receives one ValueRange per statement.
+// given, receives one ValueRange per statement; `float32Bounds`, if given, every statement's result
+// with, in place of each value, how far its float32 evaluation may lie from it
+// (float32_bound.hpp; inputs count as exact: give them as float32 values).
 TensorValues referenceEvaluate(const std::vector<Statement>& statements, const Program& compiled,
-                               const TensorValues& inputs, std::vector<ValueRange>* ranges = nullptr);
+                               const TensorValues& inputs, std::vector<ValueRange>* ranges = nullptr,
+                               TensorValues* float32Bounds = nullptr);
 
 // Largest |a-b| over the entries relative to the largest |b| (absolute when b is all zero); NaN
 // and inf must match exactly. Returns +inf when the structures (shape, csr pattern) differ.

@@ -175,6 +175,67 @@ TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, unit
   CHECK(huge.output.find("internal error") == std::string::npos);
 }
 
+TEST_CASE("react-gen -t: float32 for every tensor or one, inputs read and made in it, results written in it") {
+  namespace fs = std::filesystem;
+  const std::string dir = std::string(REACT_BINARY_DIR) + "/float32-cli";
+  fs::create_directories(dir);
+  const std::string input = dir + "/s.mtx", out32 = dir + "/a32.mtx", out64 = dir + "/a64.mtx", outMixed = dir + "/mixed.mtx";
+  writeMatrixMarket(input, fuzz::randomCsr(40, 30, 0.2, 11));
+  const std::string sddmm = "'A(i,j) = S(i,j) * B(i,k) * C(k,j)' -i=S:" + input + " -g=B:u -g=C:u:7 -d=k:16";
+  Result r32 = run(sddmm + " -t=float32 -o=A:" + out32);
+  INFO(r32.output);
+  REQUIRE(r32.status == 0);
+  REQUIRE(run(sddmm + " -o=A:" + out64).status == 0);
+  REQUIRE(run(sddmm + " -t=float32 -t=A:float64 -o=A:" + outMixed).status == 0);
+
+  // What react-gen computed, through the interpreter: its inputs made the same way.
+  Environment env;
+  env.declare("S", {40, 30}, Format::csr());
+  env.declare("B", {40, 16}, Format::dense(2));
+  env.declare("C", {16, 30}, Format::dense(2));
+  Program p = parseIndexNotation("A(i,j) = S(i,j) * B(i,k) * C(k,j)", env);
+  std::map<std::string, ValueType> all32 = {{"S", ValueType::Float32}, {"B", ValueType::Float32}, {"C", ValueType::Float32},
+                                            {"A", ValueType::Float32}};
+  auto inputsAs = [&](ValueType t) {
+    return TensorValues{{"S", readMatrixMarketCsr(input, t)}, {"B", randomDense({40, 16}, 1, "B", t)},
+                        {"C", randomDense({16, 30}, 7, "C", t)}};
+  };
+  const CsrMatrix a32 = readMatrixMarketCsr(out32, ValueType::Float32), a64 = readMatrixMarketCsr(out64);
+  TensorValues want32 = interpret(buildIndexTree(withValueTypes(p, all32)), inputsAs(ValueType::Float32));
+  const CsrMatrix& interpreted = std::get<CsrMatrix>(want32.at("A"));
+  CHECK(a32.val != a64.val);
+  // Both compute each entry from the same 16 float32 products, summed in any order: each is within
+  // 18 roundings (the products, 16 additions, the product with S) of the magnitude of the terms
+  // (float32_bound.hpp), so the two are within twice that of each other.
+  const CsrMatrix s = readMatrixMarketCsr(input, ValueType::Float32);
+  const DenseTensor b = randomDense({40, 16}, 1, "B", ValueType::Float32), c = randomDense({16, 30}, 7, "C", ValueType::Float32);
+  for (int64_t r = 0; r < s.rows; ++r)
+    for (int64_t q = s.rowptr[r]; q < s.rowptr[r + 1]; ++q) {
+      double magnitude = 0;
+      for (int64_t k = 0; k < 16; ++k) magnitude += std::abs(s.val[q] * b.data[r * 16 + k] * c.data[k * 30 + s.col[q]]);
+      CHECK(std::abs(a32.val[q] - interpreted.val[q]) <= 2 * 18 * 0x1p-24 * magnitude);
+    }
+  // Float32 results are written as the shortest text of a float32: at most 9 significant digits.
+  std::ifstream in(out32);
+  std::string line;
+  for (int skip = 0; skip < 2; ++skip) std::getline(in, line);
+  while (in >> line >> line >> line) CHECK(line.size() <= 9 + 6);  // digits, '.', '-', "e-05"
+  // -t=A:float64 wins over -t=float32: a float64 result of float32 inputs, computed in double.
+  std::map<std::string, ValueType> mixed = all32;
+  mixed["A"] = ValueType::Float64;
+  TensorValues wantMixed = interpret(buildIndexTree(withValueTypes(p, mixed)), inputsAs(ValueType::Float32));
+  CHECK(fuzz::relativeError(readMatrixMarketCsr(outMixed), wantMixed.at("A")) < 1e-12);
+
+  Result source = run("'A = S * (B @ C)' -f=S:csr -d=S:100x80 -d=B:100x16 -d=C:16x80 -t=S:float32 -print-source");
+  CHECK(source.output.find("float* const val_S = static_cast<float*>(t[") != std::string::npos);
+  CHECK(source.output.find("double* const val_A = static_cast<double*>(t[") != std::string::npos);
+  requireError(sddmm + " -t=float16", "argument '-t=float16': unknown value type 'float16' (expected float32 or float64)");
+  requireError(sddmm + " -t=A:half", "argument '-t=A:half': unknown value type 'half' (expected float32 or float64)");
+  requireError(sddmm + " -t=Q:float32", "argument '-t=Q:float32': the program has no input or result 'Q'");
+  requireError(sddmm + " -t=", "argument '-t=': expected a value after '='");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("react-demo rejects an unknown flag before doing any work") {
   Result r = test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-demo --bogus 2>&1");
   CHECK(r.status == 1);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 using namespace react;
 using namespace react::fuzz;
@@ -55,12 +56,13 @@ void requireClean(const FuzzOptions& o) {
 
 }  // namespace
 
-TEST_CASE("fuzz quick run: reference, Eigen and every fusion mode on 1000 random programs") {
+TEST_CASE("fuzz quick run: reference, Eigen and every fusion mode on 1000 random programs, float64 and float32") {
   requireClean(quick(test::scaled(1000), 1000000, {}));
 }
 
 TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one batch per mode") {
   FuzzOptions o = quick(test::scaled(100), 2000000, {Target::OpenMP});
+  o.valueTypes = {ValueType::Float64};
   uint64_t unusual = 0;  // programs with unusual names (C++ keywords, react's own identifiers, ...)
   for (uint64_t seed = o.seed; seed < o.seed + o.programs; ++seed) {
     RandomProgram p = randomFuzzProgram(seed, o.maxStatements);
@@ -68,6 +70,48 @@ TEST_CASE("fuzz quick run: 100 random programs through the OpenMP JIT in one bat
   }
   CHECK(unusual * 10 >= o.programs);
   requireClean(o);
+}
+
+TEST_CASE("fuzz quick run: 50 random programs in float32 through the OpenMP JIT in one batch per mode") {
+  FuzzOptions o = quick(test::scaled(50), 4000000, {Target::OpenMP});
+  o.valueTypes = {ValueType::Float32};
+  requireClean(o);
+}
+
+TEST_CASE("fuzz: float32 differs from float64, within its bound, which one half-precision error exceeds") {
+  // A result off by half precision's rounding (2^-11 of its largest entry) must be a mismatch:
+  // the bound is far tighter than that, not a tolerance loose enough to pass anything.
+  int differ = 0, within = 0, halfCaught = 0, halfTried = 0;
+  const int programs = 300;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(programs); ++seed) {
+    RandomProgram p = randomFuzzProgram(seed, 8);
+    Program compiled = *compileProgram(p);
+    Float32Variant v = float32Variant(p, compiled);
+    TensorValues got = interpret(buildIndexTree(v.compiled), v.inputs);
+    within += !compareWithinBounds(v.compiled, got, v.reference, v.bounds, kFloat32VsFloat64, "float32");
+    bool different = false;
+    for (const std::string& name : compiled.outputs())
+      different |= relativeError(got.at(name), v.reference.at(name)) > 0;
+    differ += different;
+    const std::string name = compiled.outputs().front();
+    std::vector<double>& values = std::visit([](auto& t) -> std::vector<double>& {
+      if constexpr (std::is_same_v<std::decay_t<decltype(t)>, CsrMatrix>) return t.val;
+      else return t.data;
+    }, got.at(name));
+    auto largest = values.end();  // the finite entry of largest magnitude
+    for (auto x = values.begin(); x != values.end(); ++x)
+      if (std::isfinite(*x) && (largest == values.end() || std::abs(*x) > std::abs(*largest))) largest = x;
+    if (largest == values.end() || *largest == 0) continue;
+    *largest *= 1 + 0x1p-11;
+    ++halfTried;
+    halfCaught += compareWithinBounds(v.compiled, got, v.reference, v.bounds, kFloat32VsFloat64, "half").has_value();
+  }
+  CHECK(within == programs);
+  CHECK(differ * 2 > programs);          // float32 is not float64 under another name
+  CHECK(halfTried * 10 > programs * 8);
+  CHECK(halfCaught * 100 >= halfTried * 95);
+  MESSAGE(differ << " of " << programs << " programs differ in float32; a half-precision error caught in " << halfCaught
+                 << " of " << halfTried);
 }
 
 TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kernels cover several choices") {
@@ -188,6 +232,7 @@ TEST_CASE("fuzz: the generator covers every operator, reduction and the promised
 
 TEST_CASE("fuzz: fixed reproducers in fuzz/regressions replay clean") {
   FuzzOptions o = quick(0, 0, {Target::OpenMP});
+  o.valueTypes = {ValueType::Float64};  // as they were found
   JitOptions jit;
   jit.cacheDir = std::string(REACT_BINARY_DIR) + "/jit-cache";
   int replayed = 0;

@@ -65,7 +65,7 @@ TEST_CASE("api: index sizes, declarations and errors") {
   CHECK(errorOf([&] { bad.build(); }) == "rank mismatch: 'A' has rank 2 but is used with 1 index");
   TensorVar other("B", {5, 5}, Format::dense(2));
   CHECK(errorOf([&] { bad.add(A(i, j) = other(i, j)); }) ==
-        "tensor 'B' is declared twice with different shapes or formats");
+        "tensor 'B' is declared twice with different shapes, formats or value types");
   ProgramBuilder dense;
   TensorVar S("S", {4, 5}, Format::csr()), Dn("Dn", {4, 5}, Format::dense(2));
   dense.add(Dn(i, j) = S(i, j) + 1);

@@ -4,12 +4,15 @@
 // rebuilds the input from the program, requires it to equal the file's, runs the one pass and
 // compares. The files were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff).
 #include "lower/ir/ir.hpp"
+#include "lower/ir/names.hpp"
 #include "lower/passes/passes.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -23,6 +26,7 @@ struct PassExample {
   FusionMode mode = FusionMode::React;
   Target target = Target::OpenMP;
   EmitOptions options;
+  std::map<std::string, ValueType> types;  // value types other than float64 (withValueTypes)
 };
 
 std::vector<PassExample> examples() {
@@ -35,26 +39,40 @@ std::vector<PassExample> examples() {
   EmitOptions forced;
   forced.laneLoopsOutermost = true;
   const std::string sddmmText = "A = S * (B @ C)", spmmText = "A = S @ C @ D", rowSumsText = "r(i) = sum(S(i,j), j) * sum(B(i,k), k)";
+  const ValueType f32 = ValueType::Float32;
+  auto typed = [](PassExample e, std::map<std::string, ValueType> types) {
+    e.types = std::move(types);
+    return e;
+  };
   return {
-      {"lane-mapping", "sddmm", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}},
-      {"lane-mapping", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}},
-      {"lane-mapping", "row_sums", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}},
-      {"interchange", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}},
-      {"interchange", "spmm_mm_forced", spmmText, spmm, FusionMode::React, Target::Kokkos, forced},
-      {"register-accumulation", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}},
-      {"hoist-reads", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}},
-      {"hoist-reads", "norm_row_kokkos", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}},
-      {"vectorize", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}},
-      {"vectorize", "sddmm_unfused", sddmmText, sddmm, FusionMode::None, Target::OpenMP, {}},
-      {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
-      {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}},
-      {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
+      {"lane-mapping", "sddmm", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"lane-mapping", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"lane-mapping", "row_sums", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
+      // float32 accumulators, privates and identities.
+      typed({"lane-mapping", "row_sums_float32", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
+            {{"S", f32}, {"B", f32}, {"r", f32}}),
+      {"interchange", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"interchange", "spmm_mm_forced", spmmText, spmm, FusionMode::React, Target::Kokkos, forced, {}},
+      {"register-accumulation", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"hoist-reads", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"hoist-reads", "norm_row_kokkos", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"vectorize", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"vectorize", "sddmm_unfused", sddmmText, sddmm, FusionMode::None, Target::OpenMP, {}, {}},
+      {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // C(k,j) read along its stride, each element once: left as it is.
       {"operand-layout", "read_once", "d(k) = sum(B(j,k) * C(k,j), j)", {{"B", {5, 3}, d2}, {"C", {3, 5}, d2}}, FusionMode::React,
-       Target::OpenMP, {}},
-      {"lower-accesses", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}},
-      {"lower-accesses", "spmm_mm_unfused", spmmText, spmm, FusionMode::None, Target::OpenMP, {}},
-      {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked},
+       Target::OpenMP, {}, {}},
+      {"lower-accesses", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"lower-accesses", "spmm_mm_unfused", spmmText, spmm, FusionMode::None, Target::OpenMP, {}, {}},
+      // A float32 statement reading float64 tensors converts them (f32(...)), loads keep their types.
+      typed({"lower-accesses", "sddmm_float32_of_float64", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}, {"A", f32}}),
+      // A float64 result of a float32 input: float64 temporaries, the input widened (f64(...)).
+      typed({"hoist-reads", "softmax_float64_of_float32", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}}),
+      {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked, {}},
   };
 }
 
@@ -62,7 +80,9 @@ std::vector<PassExample> examples() {
 std::string render(const PassExample& e) {
   Environment env;
   for (const auto& [n, shape, f] : e.tensors) env.declare(n, shape, f);
-  LoopProgram ir = lowerToLoops(fuse(parseProgram(e.text, env), e.mode));
+  std::string types;
+  for (const auto& [name, type] : e.types) types += ", " + name + " " + toString(type);
+  LoopProgram ir = lowerToLoops(fuse(withValueTypes(parseProgram(e.text, env), e.types), e.mode));
   for (const passes::Pass& pass : passes::pipeline(e.target, e.options)) {
     if (pass.name != e.pass) {
       ir = pass.run(ir);
@@ -70,7 +90,7 @@ std::string render(const PassExample& e) {
     }
     LoopProgram out = pass.run(ir);
     ir::verify(out);
-    return "// " + e.text + "  (fusion " + toString(e.mode) + ", target " + toString(e.target) + ")\n// input\n" +
+    return "// " + e.text + "  (fusion " + toString(e.mode) + ", target " + toString(e.target) + types + ")\n// input\n" +
            ir.str() + "// output\n" + out.str();
   }
   FAIL("pass " << e.pass << " is not in the " << toString(e.target) << " pipeline");
@@ -120,4 +140,41 @@ TEST_CASE("loop IR verifier: a pass that breaks a rule is an internal error") {
   unbound.body.push_back(ir::assign(ir::access("A", {"i", "j"}), ir::floatImm(1.0)));
   CHECK_THROWS_WITH_AS(ir::verify(unbound), doctest::Contains("index 'i' is not bound here"), InternalError);
   CHECK_NOTHROW(ir::verify(p));
+}
+
+TEST_CASE("loop IR verifier: a value changes type only through a cast") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+  using ir::Type;
+  const ir::Name x{ir::Role::Generated, "x"};
+  auto withStatement = [&](const ir::Stmt& s) {
+    LoopProgram q = p;
+    q.body.push_back(s);
+    return q;
+  };
+  const ir::Expr one32 = ir::floatImm(1.0, Type::Float32), one64 = ir::floatImm(1.0);
+  CHECK_THROWS_WITH_AS(ir::verify(withStatement(ir::let(x, Type::Float64, one32))),
+                       doctest::Contains("a value of type f32 where 'x' has type f64"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withStatement(ir::let(x, Type::Float64, ir::binary(ir::BinOp::Add, one64, one32)))),
+                       doctest::Contains("a value of type f32 where the operation (1.0 + 1.0f) has type f64"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withStatement(ir::fill("A", Type::Float32, 0.0))),
+                       doctest::Contains("a value of type f32 where tensor 'A' has type f64"), InternalError);
+  CHECK_NOTHROW(ir::verify(withStatement(ir::let(x, Type::Float64, ir::binary(ir::BinOp::Add, one64, ir::cast(one32, Type::Float64))))));
+  CHECK(ir::print(ir::cast(one32, Type::Float64)) == "f64(1.0f)");
+  CHECK(ir::cast(one64, Type::Float64) == one64);  // no cast to the type a value has
+}
+
+TEST_CASE("loop IR literals: of their type, reading back as the same value") {
+  using ir::Type;
+  CHECK(ir::literalText(0.1, Type::Float64) == "0.10000000000000001");
+  CHECK(ir::literalText(0.1, Type::Float32) == "0.100000001f");
+  CHECK(ir::literalText(2, Type::Float32) == "2.0f");
+  CHECK(ir::literalText(1e30, Type::Float32) == "1.00000002e+30f");
+  CHECK(ir::literalText(1e300, Type::Float32) == "HUGE_VALF");  // rounds to float32's infinity
+  CHECK(ir::literalText(-std::numeric_limits<double>::infinity(), Type::Float64) == "(-HUGE_VAL)");
+  CHECK(ir::literalText(-std::numeric_limits<double>::infinity(), Type::Float32) == "(-HUGE_VALF)");
+  CHECK(ir::literalText(std::nan(""), Type::Float64) == "static_cast<double>(NAN)");
+  CHECK(ir::literalText(std::nan(""), Type::Float32) == "NAN");
+  CHECK(ir::floatImm(0.1, Type::Float32)->floatValue == static_cast<double>(0.1f));
 }

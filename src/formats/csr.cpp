@@ -4,6 +4,7 @@
 #include "formats/parallel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -51,6 +52,15 @@ void CsrMatrixT<Index>::validate() const {
              std::to_string(r) + " (after column " + std::to_string(col[k - 1]) + ")");
     }
   }
+  for (size_t k = 0; k < val.size(); ++k)
+    if (roundTo(valueType, val[k]) != val[k] && !std::isnan(val[k]))
+      fail("value " + std::to_string(k) + " (" + std::to_string(val[k]) + ") is not a " + toString(valueType) + " value");
+}
+
+template <typename Index>
+void CsrMatrixT<Index>::setValueType(ValueType t) {
+  valueType = t;
+  for (double& v : val) v = roundTo(t, v);
 }
 
 template struct CsrMatrixT<int32_t>;
@@ -63,6 +73,7 @@ CsrMatrix64 toCsr64(const CsrMatrix& a) {
   b.rowptr = a.rowptr;
   b.col.assign(a.col.begin(), a.col.end());
   b.val = a.val;
+  b.valueType = a.valueType;
   return b;
 }
 
@@ -80,6 +91,7 @@ CsrMatrix toCsr32(const CsrMatrix64& a) {
     b.col[k] = static_cast<int32_t>(a.col[k]);
   }
   b.val = a.val;
+  b.valueType = a.valueType;
   return b;
 }
 
@@ -303,6 +315,7 @@ CooMatrix csrToCoo(const CsrMatrix& csr) {
 
 DenseTensor csrToDense(const CsrMatrix& csr) {
   DenseTensor d({csr.rows, csr.cols});
+  d.valueType = csr.valueType;
   for (int64_t r = 0; r < csr.rows; ++r)
     for (int64_t k = csr.rowptr[r]; k < csr.rowptr[r + 1]; ++k) d.data[r * csr.cols + csr.col[k]] = csr.val[k];
   return d;
@@ -314,6 +327,7 @@ CsrMatrix denseToCsr(const DenseTensor& dense) {
   CsrMatrix m;
   m.rows = dense.shape[0];
   m.cols = dense.shape[1];
+  m.valueType = dense.valueType;
   m.rowptr.assign(m.rows + 1, 0);
   for (int64_t r = 0; r < m.rows; ++r) {
     for (int64_t c = 0; c < m.cols; ++c) {

@@ -1,4 +1,4 @@
-// Dense tensors: row-major, any rank, double. Also the size checks every allocation sized by user
+// Dense tensors: row-major, any rank, values of a ValueType held as doubles. Also the size checks every allocation sized by user
 // input goes through (formats.hpp, "Sizes").
 #include "formats/formats.hpp"
 
@@ -68,5 +68,10 @@ int64_t offsetOf(const std::vector<int64_t>& shape, std::initializer_list<int64_
 
 double& DenseTensor::at(std::initializer_list<int64_t> idx) { return data[offsetOf(shape, idx)]; }
 double DenseTensor::at(std::initializer_list<int64_t> idx) const { return data[offsetOf(shape, idx)]; }
+
+void DenseTensor::setValueType(ValueType t) {
+  valueType = t;
+  for (double& v : data) v = roundTo(t, v);
+}
 
 }  // namespace react

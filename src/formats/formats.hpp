@@ -1,6 +1,6 @@
 // react/formats: the tensor storage every other stage reads and writes.
 //
-// Dense tensors (row-major, any rank, double), CSR matrices (64-bit row positions, 32- or 64-bit
+// Value types (float32, float64), dense tensors (row-major, any rank), CSR matrices (64-bit row positions, 32- or 64-bit
 // column coordinates, sorted unique columns per row), COO as the interchange form, Matrix Market
 // I/O and seeded synthetic generators; level formats, which describe a tensor's storage
 // structure (levels.hpp). Nothing here knows about expressions or kernels.
@@ -45,10 +45,25 @@ auto allocateOrThrow(const std::string& what, int64_t bytes, Allocate&& allocate
 }
 
 // ---------------------------------------------------------------------------------------------
+// Value types. Host containers hold every value as a double and record the type the values have:
+// a float32 tensor's values are float32 values (exactly representable as float), so its host copy
+// converts to a float array and back without loss (the kernel binding does, lower.hpp).
+enum class ValueType { Float32, Float64 };
+std::string toString(ValueType t);  // "float32" / "float64"
+// "float32" or "float64"; anything else is react::Error
+// "<argument>: unknown value type 'x' (expected float32 or float64)".
+ValueType parseValueType(const std::string& text, const std::string& argument);
+int64_t valueBytes(ValueType t);  // 4 or 8
+// v as a value of type t: rounded to the nearest float32 (+-inf beyond its range), or v itself.
+double roundTo(ValueType t, double v);
+ValueType widest(ValueType a, ValueType b);  // float64 if either is
+
+// ---------------------------------------------------------------------------------------------
 // Dense
 struct DenseTensor {
   std::vector<int64_t> shape;  // empty = scalar
   std::vector<double> data;    // row-major, size = product(shape)
+  ValueType valueType = ValueType::Float64;  // the values are of this type (see "Value types")
 
   DenseTensor() : data(1, 0.0) {}
   // `name` is for the error when the tensor does not fit ("tensor 'B' (...) needs 745 GiB").
@@ -57,6 +72,8 @@ struct DenseTensor {
   int64_t size() const { return static_cast<int64_t>(data.size()); }
   double& at(std::initializer_list<int64_t> idx);
   double at(std::initializer_list<int64_t> idx) const;
+  // Records t and rounds every value to it.
+  void setValueType(ValueType t);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -67,12 +84,16 @@ struct CsrMatrixT {
   std::vector<int64_t> rowptr{0};  // size rows+1
   std::vector<Index> col;          // size nnz, sorted and unique within each row
   std::vector<double> val;         // size nnz (explicit zeros are kept)
+  ValueType valueType = ValueType::Float64;  // the values are of this type (see "Value types")
 
   int64_t nnz() const { return static_cast<int64_t>(col.size()); }
-  // Throws react::Error naming the first broken invariant.
+  // Throws react::Error naming the first broken invariant (a value that is not of valueType too).
   void validate() const;
+  // Records t and rounds every value to it.
+  void setValueType(ValueType t);
   bool operator==(const CsrMatrixT& o) const {
-    return rows == o.rows && cols == o.cols && rowptr == o.rowptr && col == o.col && val == o.val;
+    return rows == o.rows && cols == o.cols && rowptr == o.rowptr && col == o.col && val == o.val &&
+           valueType == o.valueType;
   }
 };
 using CsrMatrix = CsrMatrixT<int32_t>;
@@ -90,10 +111,10 @@ struct CooMatrix {
   int64_t entries() const { return static_cast<int64_t>(row.size()); }
 };
 
-CsrMatrix cooToCsr(const CooMatrix& coo);  // sorts, sums duplicates, keeps explicit zeros
+CsrMatrix cooToCsr(const CooMatrix& coo);  // sorts, sums duplicates, keeps explicit zeros; float64
 CooMatrix csrToCoo(const CsrMatrix& csr);
-DenseTensor csrToDense(const CsrMatrix& csr);
-CsrMatrix denseToCsr(const DenseTensor& dense);  // rank 2; stores the nonzeros only
+DenseTensor csrToDense(const CsrMatrix& csr);    // keeps the value type
+CsrMatrix denseToCsr(const DenseTensor& dense);  // rank 2; stores the nonzeros only; keeps the value type
 
 using EigenCsr = Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>;
 EigenCsr toEigen(const CsrMatrix& csr);
@@ -102,13 +123,18 @@ CsrMatrix fromEigen(const EigenCsr& m);
 // ---------------------------------------------------------------------------------------------
 // Matrix Market. coordinate -> CSR, array -> dense; real/integer/pattern;
 // general/symmetric/skew-symmetric. Errors name file:line and what was expected.
+// Read as `type`: as float32, every value is rounded to float32 as it is read (a finite value
+// beyond float32's range is an error at its line); duplicate entries are summed, then rounded.
 using MarketData = std::variant<CsrMatrix, DenseTensor>;
-MarketData readMatrixMarket(const std::string& path);
-CsrMatrix readMatrixMarketCsr(const std::string& path);  // error if the file is 'array'
+MarketData readMatrixMarket(const std::string& path, ValueType type = ValueType::Float64);
+CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type = ValueType::Float64);  // error if 'array'
 // Parses text already in memory; `name` is used in error messages in place of a file name.
-MarketData parseMatrixMarket(const std::string& text, const std::string& name);
+MarketData parseMatrixMarket(const std::string& text, const std::string& name, ValueType type = ValueType::Float64);
+// Values as the shortest text that reads back as the same value of the tensor's value type.
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m);    // coordinate real general
 void writeMatrixMarket(const std::string& path, const DenseTensor& t);  // array real general, rank<=2
+ValueType valueTypeOf(const MarketData& v);
+void setValueType(MarketData& v, ValueType t);  // the tensor's setValueType
 // Writes `text` to a temporary beside `path`, then renames it over `path`: a failed write (a full
 // disk, a missing directory) leaves the old file as it was and no temporary behind.
 void writeFileAtomically(const std::string& path, const std::string& text);
@@ -116,13 +142,17 @@ void writeFileAtomically(const std::string& path, const std::string& text);
 // ---------------------------------------------------------------------------------------------
 // Seeded synthetic matrices (deterministic for a given seed on every platform and thread count;
 // formats/random.hpp has the generator). Values are uniform in [0,1); columns are sorted and unique.
+// As float32, the same draws truncated to multiples of 2^-24 (so they stay below 1).
 //  - uniformRandom: row lengths Poisson(avgNnzPerRow) (capped at cols), columns uniform.
 //  - powerLaw: row lengths proportional to Pareto weights with P(w) ~ w^-exponent, scaled so the
 //    average is avgNnzPerRow (rows capped at n): a few hub rows, many short or empty rows.
 //  - banded: every column within halfBandwidth of the diagonal (2*halfBandwidth+1 per inner row).
-CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed);
-CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent = 2.0);
-CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed);
-DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name = "");  // uniform [0,1)
+CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed,
+                        ValueType type = ValueType::Float64);
+CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent = 2.0,
+                   ValueType type = ValueType::Float64);
+CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed, ValueType type = ValueType::Float64);
+DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name = "",
+                        ValueType type = ValueType::Float64);  // uniform [0,1)
 
 }  // namespace react

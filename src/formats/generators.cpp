@@ -81,7 +81,7 @@ void sampleColumns(Rng& rng, int64_t k, int64_t cols, std::vector<int32_t>& out)
 }
 
 // Builds the matrix from the row lengths: row r gets len[r] distinct columns from
-// pick(rng, r, len, out) and values uniform in [0, 1).
+// pick(rng, r, len, out) and values uniform in [0, 1) of `type`.
 // One value per row (row lengths, weights), for `rows` rows of generator `gen`.
 template <typename T>
 std::vector<T> perRow(const char* gen, const char* what, int64_t rows) {
@@ -92,10 +92,11 @@ std::vector<T> perRow(const char* gen, const char* what, int64_t rows) {
 
 template <typename Pick>
 CsrMatrix assemble(const char* gen, int64_t rows, int64_t cols, const std::vector<int64_t>& len, uint64_t seed,
-                   Pick pick) {
+                   ValueType type, Pick pick) {
   CsrMatrix m;
   m.rows = rows;
   m.cols = cols;
+  m.valueType = type;
   detail::allocateRowPositions(m, rows, gen);
   for (int64_t r = 0; r < rows; ++r) m.rowptr[r + 1] = m.rowptr[r] + len[r];
   detail::allocateEntries(m, m.rowptr[rows], gen);
@@ -110,7 +111,7 @@ CsrMatrix assemble(const char* gen, int64_t rows, int64_t cols, const std::vecto
         pick(rng, r, len[r], buf);
         const int64_t b = m.rowptr[r];
         std::copy(buf.begin(), buf.end(), m.col.begin() + b);
-        for (int64_t k = 0; k < len[r]; ++k) m.val[b + k] = rng.uniform();
+        for (int64_t k = 0; k < len[r]; ++k) m.val[b + k] = rng.uniform(type);
       });
   }
   exceptions.rethrow();
@@ -121,7 +122,7 @@ void pickUniform(int64_t cols, Rng& rng, int64_t k, std::vector<int32_t>& out) {
 
 }  // namespace
 
-CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed) {
+CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed, ValueType type) {
   checkSize("uniformRandom", rows, cols);
   checkAverage("uniformRandom", avgNnzPerRow);
   std::vector<int64_t> len = perRow<int64_t>("uniformRandom", "row lengths", rows);
@@ -129,11 +130,11 @@ CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_
     Rng rng(seed, stream(r, kLength));
     len[r] = std::min<int64_t>(cols, poisson(rng, avgNnzPerRow));  // Erdos-Renyi-like row lengths
   }
-  return assemble("uniformRandom", rows, cols, len, seed,
+  return assemble("uniformRandom", rows, cols, len, seed, type,
                   [cols](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(cols, rng, k, out); });
 }
 
-CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent) {
+CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponent, ValueType type) {
   checkSize("powerLaw", n, n);
   checkAverage("powerLaw", avgNnzPerRow);
   if (!(exponent > 1.0) || !std::isfinite(exponent))
@@ -164,32 +165,33 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
     Rng rng(seed, stream(r, kLength));
     len[r] = std::min<int64_t>(n, roundRandomly(std::min(hi * w[r], cap), rng));
   }
-  return assemble("powerLaw", n, n, len, seed,
+  return assemble("powerLaw", n, n, len, seed, type,
                   [n](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(n, rng, k, out); });
 }
 
-CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed) {
+CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed, ValueType type) {
   checkSize("banded", n, n);
   if (halfBandwidth < 0) throw Error("banded: half bandwidth must be >= 0, got " + std::to_string(halfBandwidth));
   std::vector<int64_t> len = perRow<int64_t>("banded", "row lengths", n);
   auto first = [=](int64_t r) { return std::max<int64_t>(0, r - halfBandwidth); };
   auto last = [=](int64_t r) { return std::min<int64_t>(n - 1, r + halfBandwidth); };
   for (int64_t r = 0; r < n; ++r) len[r] = last(r) - first(r) + 1;
-  return assemble("banded", n, n, len, seed, [&](Rng&, int64_t r, int64_t, std::vector<int32_t>& out) {
+  return assemble("banded", n, n, len, seed, type, [&](Rng&, int64_t r, int64_t, std::vector<int32_t>& out) {
     out.clear();
     for (int64_t c = first(r); c <= last(r); ++c) out.push_back(static_cast<int32_t>(c));
   });
 }
 
-DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name) {
+DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name, ValueType type) {
   DenseTensor t(std::move(shape), 0.0, name);
+  t.valueType = type;
   constexpr int64_t kBlock = 1 << 16;  // one Rng stream per block of values
   const int64_t blocks = (t.size() + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (blocks > 4)
   for (int64_t b = 0; b < blocks; ++b) {
     Rng rng(seed, static_cast<uint64_t>(b));
     const int64_t end = std::min(t.size(), (b + 1) * kBlock);
-    for (int64_t i = b * kBlock; i < end; ++i) t.data[i] = rng.uniform();
+    for (int64_t i = b * kBlock; i < end; ++i) t.data[i] = rng.uniform(type);
   }
   return t;
 }

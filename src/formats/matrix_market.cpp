@@ -54,6 +54,7 @@ struct Header {
   int64_t rows = 0, cols = 0;
   int64_t entries = 0;  // values stored in the file (coordinate: from the size line; array: implied)
   const char* data = nullptr;  // first byte after the size line
+  ValueType type = ValueType::Float64;  // what the values are read as (not in the file)
 };
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -254,6 +255,9 @@ void parseChunk(const Header& h, const char* srcEnd, Chunk& c, int64_t limit, in
         if (!atFieldEnd(q, e)) return error(tok, "a real number");
         p = q;
       }
+      const double rounded = roundTo(h.type, v);
+      if (std::isinf(rounded) && !std::isinf(v)) return error(tok, "a real number within the range of float32");
+      v = rounded;
       if (coord && h.symmetry == Symmetry::Skew && r == col && v != 0.0)
         return error(tok, "zero on the diagonal of a skew-symmetric matrix");
     }
@@ -328,6 +332,7 @@ std::vector<Chunk> parseEntries(const Source& src, const Header& h) {
 
 DenseTensor assembleArray(const std::string& name, const Header& h, const std::vector<Chunk>& chunks) {
   DenseTensor t({h.rows, h.cols}, 0.0, name);
+  t.valueType = h.type;  // every value was rounded as it was read
   const int64_t n = h.rows, m = h.cols;
   int64_t i = 0, j = 0;  // column-major walk over the stored part
   if (h.symmetry == Symmetry::Skew) i = 1;
@@ -379,9 +384,11 @@ std::string readFile(const std::string& path) {
   return text;
 }
 
-void append(std::string& out, double v) {
+// The shortest text that reads back exactly as a value of `type` (v is one).
+void append(std::string& out, double v, ValueType type) {
   char buf[32];
-  auto [q, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back exactly
+  auto [q, ec] = type == ValueType::Float32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                                            : std::to_chars(buf, buf + sizeof buf, v);
   (void)ec;
   out.append(buf, q);
 }
@@ -395,9 +402,10 @@ void append(std::string& out, int64_t v) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-MarketData parseMatrixMarket(const std::string& text, const std::string& name) {
+MarketData parseMatrixMarket(const std::string& text, const std::string& name, ValueType type) {
   const Source src{text.data(), text.data() + text.size(), name};
-  const Header h = parseHeader(src);
+  Header h = parseHeader(src);
+  h.type = type;
   std::vector<Chunk> chunks = parseEntries(src, h);
   if (!h.coordinate) return assembleArray(name, h, chunks);
   std::vector<detail::TripletSpan<int32_t>> spans;
@@ -406,13 +414,17 @@ MarketData parseMatrixMarket(const std::string& text, const std::string& name) {
   const detail::Mirror mirror = h.symmetry == Symmetry::Symmetric ? detail::Mirror::Symmetric
                                 : h.symmetry == Symmetry::Skew    ? detail::Mirror::Skew
                                                                   : detail::Mirror::None;
-  return detail::buildCsr(h.rows, h.cols, spans, mirror, name);
+  CsrMatrix m = detail::buildCsr(h.rows, h.cols, spans, mirror, name);
+  m.setValueType(type);  // the sums of duplicates
+  return m;
 }
 
-MarketData readMatrixMarket(const std::string& path) { return parseMatrixMarket(readFile(path), path); }
+MarketData readMatrixMarket(const std::string& path, ValueType type) {
+  return parseMatrixMarket(readFile(path), path, type);
+}
 
-CsrMatrix readMatrixMarketCsr(const std::string& path) {
-  MarketData d = readMatrixMarket(path);
+CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type) {
+  MarketData d = readMatrixMarket(path, type);
   if (auto* m = std::get_if<CsrMatrix>(&d)) return std::move(*m);
   throw Error(path + ":1: expected a 'coordinate' (sparse) matrix, got an 'array' (dense) one");
 }
@@ -441,7 +453,7 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
           s += ' ';
           append(s, static_cast<int64_t>(m.col[k]) + 1);
           s += ' ';
-          append(s, m.val[k]);
+          append(s, m.val[k], m.valueType);
           s += '\n';
         }
       }
@@ -463,7 +475,7 @@ void writeMatrixMarket(const std::string& path, const DenseTensor& t) {
   out += '\n';
   for (int64_t j = 0; j < cols; ++j) {
     for (int64_t i = 0; i < rows; ++i) {
-      append(out, t.data[i * cols + j]);
+      append(out, t.data[i * cols + j], t.valueType);
       out += '\n';
     }
   }

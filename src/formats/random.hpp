@@ -3,6 +3,8 @@
 // between standard libraries).
 #pragma once
 
+#include "formats/formats.hpp"
+
 #include <cstdint>
 
 namespace react {
@@ -35,6 +37,11 @@ class Rng {
     return result;
   }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  // [0, 1) in the type's precision: float32 takes the same draw truncated to 24 bits, so that a
+  // float32 value is never rounded up to 1.
+  double uniform(ValueType t) {
+    return t == ValueType::Float32 ? static_cast<double>(next() >> 40) * 0x1.0p-24 : uniform();
+  }
   uint64_t below(uint64_t n) {  // [0, n), multiply-shift (Lemire), n > 0
     return static_cast<uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
   }

@@ -20,7 +20,8 @@ std::optional<std::string> resultPattern(const IndexTree& t, const Expr& e) {
   return pattern;
 }
 
-Expr hoist(IndexTree& t, const Expr& e, const std::vector<std::string>& reduced, bool isRoot,
+// Hoists the compound subexpressions of `e` (a part of statement `s`) that `reduced` leaves invariant.
+Expr hoist(IndexTree& t, const Statement& s, const Expr& e, const std::vector<std::string>& reduced, bool isRoot,
            std::vector<Statement>& hoisted) {
   bool compound = e->op != Op::Access && e->op != Op::Literal;
   if (!compound) return e;
@@ -29,13 +30,13 @@ Expr hoist(IndexTree& t, const Expr& e, const std::vector<std::string>& reduced,
     if (pattern) {
       std::vector<std::string> idx = freeIndices(e);
       std::string name = fusion::freshTemporary(t);
-      fusion::declareTemporary(t, name, idx, *pattern);
+      fusion::declareTemporary(t, name, idx, *pattern, s);
       hoisted.push_back(Statement{name, idx, e, ReduceOp::Sum, e->pos});
       return access(name, idx);
     }
   }
   auto copy = std::make_shared<ExprNode>(*e);
-  for (auto& a : copy->args) a = hoist(t, a, reduced, false, hoisted);
+  for (auto& a : copy->args) a = hoist(t, s, a, reduced, false, hoisted);
   return copy;
 }
 
@@ -46,7 +47,7 @@ IndexTree hoistInvariants(const IndexTree& t) {
     std::vector<std::string> reduced = s.reductionIndices();
     if (reduced.empty()) return {};
     std::vector<Statement> out;
-    Expr rhs = hoist(tree, s.rhs, reduced, true, out);
+    Expr rhs = hoist(tree, s, s.rhs, reduced, true, out);
     if (out.empty()) return {};
     Statement rest = s;
     rest.rhs = rhs;

@@ -20,7 +20,7 @@ IndexTree hoistReductions(const IndexTree& t) {
     const TensorDecl& out = tree.tensor(s.lhs).decl;
     bool samePattern = out.format.hasSparseLevel() && kept == s.lhsIndices;
     std::string name = fusion::freshTemporary(tree);
-    fusion::declareTemporary(tree, name, kept, samePattern ? out.pattern : "");
+    fusion::declareTemporary(tree, name, kept, samePattern ? out.pattern : "", s);
 
     Statement sum{name, kept, inner, ReduceOp::Sum, s.pos};
     invariant.push_back(access(name, kept));

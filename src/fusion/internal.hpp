@@ -15,9 +15,11 @@ IndexTree withChains(const IndexTree& t, const std::vector<Statement>& statement
 std::string freshTemporary(const IndexTree& t);
 std::string freshIndex(const IndexTree& t, const std::string& base, const std::set<std::string>& alsoTaken = {});
 // Adds a dense temporary over `indices` (sizes from the tree), or one stored at the positions of
-// `pattern`, in the pattern's format.
+// `pattern`, in the pattern's format. It holds part of the statement `from` and takes its
+// left-hand side's value type, so that the part is computed in the type it was computed in before
+// (docs/semantics.md, "Value types").
 void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
-                      const std::string& pattern = "");
+                      const std::string& pattern, const Statement& from);
 
 // React's pipeline in two parts, for auto's many fusion plans of one program: the tree after the
 // passes no plan changes (built and verified once), and the rest of the pipeline under `plan`.

@@ -36,8 +36,9 @@ std::string freshIndex(const IndexTree& t, const std::string& base, const std::s
 }
 
 void declareTemporary(IndexTree& t, const std::string& name, const std::vector<std::string>& indices,
-                      const std::string& pattern) {
+                      const std::string& pattern, const Statement& from) {
   TensorDecl d;
+  d.valueType = t.tensor(from.lhs).decl.valueType;
   d.name = name;
   for (const auto& x : indices) d.shape.push_back(t.indexSizes.at(x));
   d.format = pattern.empty() ? Format::dense(static_cast<int>(indices.size())) : t.tensor(pattern).decl.format;

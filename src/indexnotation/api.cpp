@@ -75,9 +75,9 @@ Assignment TensorAccess::operator=(const TensorAccess& rhs) const {
   return *this = static_cast<const IndexExpr&>(rhs);
 }
 
-TensorVar::TensorVar(std::string name, std::vector<int64_t> shape, Format format) {
+TensorVar::TensorVar(std::string name, std::vector<int64_t> shape, Format format, ValueType valueType) {
   Environment env;
-  env.declare(name, std::move(shape), std::move(format));
+  env.declare(name, std::move(shape), std::move(format), valueType);
   decl_ = env.tensors.at(name);
 }
 
@@ -85,12 +85,12 @@ void ProgramBuilder::declare(const TensorVar& t) {
   const TensorDecl& d = t.decl();
   auto [it, added] = env_.tensors.emplace(d.name, d);
   if (!added && !(it->second == d))
-    throw Error("tensor " + detail::quoted(d.name) + " is declared twice with different shapes or formats");
+    throw Error("tensor " + detail::quoted(d.name) + " is declared twice with different shapes, formats or value types");
 }
 
 void ProgramBuilder::add(const Assignment& a) {
-  for (const TensorDecl& d : a.rhs.tensors()) declare(TensorVar(d.name, d.shape, d.format));
-  declare(TensorVar(a.lhs.name, a.lhs.shape, a.lhs.format));
+  for (const TensorDecl& d : a.rhs.tensors()) declare(TensorVar(d.name, d.shape, d.format, d.valueType));
+  declare(TensorVar(a.lhs.name, a.lhs.shape, a.lhs.format, a.lhs.valueType));
   Statement s;
   s.lhs = a.lhs.name;
   s.lhsIndices = a.indices;

@@ -39,6 +39,9 @@ struct TensorDecl {
   // A compiler temporary holding a product the user grouped with parentheses (operator form):
   // re-association treats it as one factor. Not compared by operator== (the value is the same).
   bool grouped = false;
+  // The type of its values (docs/semantics.md, "Value types"): given for inputs and outputs, the
+  // widest of what reads them for temporaries. A statement computes in its left-hand side's type.
+  ValueType valueType = ValueType::Float64;
   int rank() const { return static_cast<int>(shape.size()); }
 };
 
@@ -146,7 +149,8 @@ inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 struct Environment {
   std::map<std::string, TensorDecl> tensors;
   std::map<std::string, int64_t> indexSizes;
-  void declare(const std::string& name, std::vector<int64_t> shape, Format format);
+  void declare(const std::string& name, std::vector<int64_t> shape, Format format,
+               ValueType valueType = ValueType::Float64);
 };
 
 // Text front ends. Several statements may be separated by ';' or newlines. Throws react::Error
@@ -167,6 +171,11 @@ std::vector<Statement> parseIndexNotationStatements(const std::string& text);
 // Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
 // the program and infers shapes and formats (see docs/semantics.md). Throws react::Error.
 Program splitStatements(const Program& p);
+
+// `p` with the value types of these inputs and outputs (by name) replaced, and its temporaries'
+// types derived again (docs/semantics.md, "Value types"). A name that is not an input or output
+// of `p` is a react::Error naming it.
+Program withValueTypes(const Program& p, const std::map<std::string, ValueType>& types);
 
 // ---------------------------------------------------------------------------------------------
 // Association of product chains (docs/semantics.md, "Association"). A product chain is a product
@@ -212,7 +221,7 @@ Program associate(const Program& p, const std::vector<ProductChain>& chains, con
 // ---------------------------------------------------------------------------------------------
 // C++ API in the spirit of TACO:
 //   IndexVar i("i"), j("j"), k("k");
-//   TensorVar A("A", {n, m}, Format::csr()), S(...), B(...), C(...);
+//   TensorVar A("A", {n, m}, Format::csr()), S(...), B(...), C(...);  // a 4th argument: ValueType::Float32
 //   ProgramBuilder prog;  prog.add(A(i, j) = S(i, j) * B(i, k) * C(k, j));
 //   Program p = prog.build();   // split + checked
 class IndexVar {
@@ -282,7 +291,7 @@ class TensorAccess : public IndexExpr {
 
 class TensorVar {
  public:
-  TensorVar(std::string name, std::vector<int64_t> shape, Format format);
+  TensorVar(std::string name, std::vector<int64_t> shape, Format format, ValueType valueType = ValueType::Float64);
   template <typename... I>
   TensorAccess operator()(const I&... idx) const {
     return TensorAccess(*this, {idx.name()...});

@@ -1,4 +1,4 @@
-// Shapes, roles and formats of a split program (docs/semantics.md, "Sparse operands").
+// Shapes, roles, formats and temporaries' value types of a split program (docs/semantics.md, "Sparse operands").
 #include "indexnotation/internal.hpp"
 
 namespace react::detail {
@@ -117,6 +117,7 @@ InferredProgram inferProgram(const SplitResult& split) {
     Legality legality = formats.statement(s);
     if (!legality.ok()) return {Program{}, legality};
   }
+  inferTemporaryTypes(out);
   return {out, {}};
 }
 

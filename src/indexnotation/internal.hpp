@@ -47,10 +47,11 @@ struct SplitResult {
 };
 SplitResult splitOnly(const Program& p);
 
-// infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns) and
-// indexSizes. Only tensors the program uses are kept. A statement whose formats react does not
-// support (a csr operand spread where only '*' may spread it, ...) makes the result illegal, with
-// the reason at the statement's position; checkProgram's errors are thrown (react::Error).
+// infer.cpp: checks a split program and fills tensors (shapes, formats, roles, patterns, the
+// temporaries' value types) and indexSizes. Only tensors the program uses are kept. A statement
+// whose formats react does not support (a csr operand spread where only '*' may spread it, ...)
+// makes the result illegal, with the reason at the statement's position; checkProgram's errors
+// are thrown (react::Error).
 struct InferredProgram {
   Program program;  // complete when legality.ok()
   Legality legality;
@@ -58,6 +59,8 @@ struct InferredProgram {
 InferredProgram inferProgram(const SplitResult& split);
 // inferProgram's program; throws react::Error with its reason when it is illegal.
 Program finishProgram(const SplitResult& split);
+// value_types.cpp: every temporary's value type, from the statements that read it.
+void inferTemporaryTypes(Program& p);
 
 // Union-find whose classes carry a size (-1 = unknown); used for index sizes and index classes.
 class SizedUnionFind {

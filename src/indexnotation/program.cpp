@@ -26,7 +26,8 @@ bool operator==(const Statement& a, const Statement& b) {
 
 bool operator==(const TensorDecl& a, const TensorDecl& b) {
   return a.name == b.name && a.shape == b.shape && a.format == b.format && a.role == b.role &&
-         a.pattern == b.pattern;  // `grouped` constrains auto's choice, not the value: not compared
+         a.pattern == b.pattern && a.valueType == b.valueType;  // `grouped` constrains auto's choice,
+                                                                // not the value: not compared
 }
 
 const TensorDecl& Program::tensor(const std::string& name) const {
@@ -57,11 +58,12 @@ bool operator==(const Program& a, const Program& b) {
   return a.tensors == b.tensors && a.indexSizes == b.indexSizes && a.statements == b.statements;
 }
 
-void Environment::declare(const std::string& name, std::vector<int64_t> shape, Format format) {
+void Environment::declare(const std::string& name, std::vector<int64_t> shape, Format format, ValueType valueType) {
   TensorDecl d;
   d.name = name;
   d.shape = std::move(shape);
   d.format = std::move(format);
+  d.valueType = valueType;
   d.role = TensorRole::Input;
   if (d.format.hasSparseLevel()) d.pattern = name;
   tensors[name] = d;

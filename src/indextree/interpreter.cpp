@@ -1,5 +1,7 @@
 // The reference interpreter: walks any index tree and evaluates its statements one scalar at a
-// time. Slow and exact; the golden model of every differential test.
+// time. Slow and exact; the golden model of every differential test. A statement computes in its
+// left-hand side's value type: as float32, every operand, literal and operation result is rounded
+// to float32 (docs/semantics.md, "Value types"), as float arithmetic in a kernel rounds it.
 #include "indextree/internal.hpp"
 
 #include <cmath>
@@ -76,10 +78,12 @@ class Interpreter {
       if (s.decl.format.hasSparseLevel()) {
         CsrMatrix m = patterns_.at(s.decl.pattern).csr;
         m.val = st.values;
+        m.valueType = s.decl.valueType;
         out[name] = m;
       } else {
         DenseTensor d(s.decl.shape);
         d.data = st.values;
+        d.valueType = s.decl.valueType;
         out[name] = d;
       }
     }
@@ -120,6 +124,7 @@ class Interpreter {
         throw Error("interpreter: input '" + name + "' has the wrong shape");
       patterns_[name] = patternOf(*m);
       store_[name] = Storage{m->val, s.decl.format, s.decl.shape, s.kept};
+      roundValues(store_.at(name).values, s.decl.valueType);
       return;
     }
     if (s.decl.format != Format::dense(s.decl.rank()))
@@ -129,6 +134,13 @@ class Interpreter {
     if (d->shape != s.decl.shape) throw Error("interpreter: input '" + name + "' has the wrong shape");
     allocate(name, s, 0.0);
     store_[name].values = d->data;
+    roundValues(store_[name].values, s.decl.valueType);
+  }
+
+  // An input is read as its declared type, whatever type its values were given in (as the kernel
+  // binding converts them).
+  static void roundValues(std::vector<double>& values, ValueType type) {
+    for (double& v : values) v = roundTo(type, v);
   }
 
   // The position of the access in the last level, walking the levels in storage order: a dense
@@ -164,15 +176,20 @@ class Interpreter {
     throw Error("interpreter: pattern '" + loop.pattern + "': a dense level under another level is not supported yet");
   }
 
-  double eval(const Expr& e) {
+  // `e` computed in `type`: every operand, literal and result rounded to it.
+  double eval(const Expr& e, ValueType type) {
     switch (e->op) {
-      case Op::Access: return slot(e->tensor, e->indices);
-      case Op::Literal: return e->value;
+      case Op::Access: return roundTo(type, slot(e->tensor, e->indices));
+      case Op::Literal: return roundTo(type, e->value);
       default: break;
     }
     std::vector<double> a;
-    for (const Expr& x : e->args) a.push_back(eval(x));
-    switch (e->op) {
+    for (const Expr& x : e->args) a.push_back(eval(x, type));
+    return roundTo(type, apply(e->op, a));
+  }
+
+  static double apply(Op op, const std::vector<double>& a) {
+    switch (op) {
       case Op::Neg: return -a[0];
       case Op::Exp: return std::exp(a[0]);
       case Op::Sqrt: return std::sqrt(a[0]);
@@ -190,7 +207,7 @@ class Interpreter {
       case Op::Eq: return a[0] == a[1];
       case Op::Ne: return a[0] != a[1];
       case Op::Where: return a[0] != 0.0 ? a[1] : a[2];
-      default: internalError("interpreter: unexpected operator '" + std::string(opName(e->op)) + "'");
+      default: internalError("interpreter: unexpected operator '" + std::string(opName(op)) + "'");
     }
   }
 
@@ -200,12 +217,13 @@ class Interpreter {
         for (const TreeNode& c : n.children) exec(c);
         return;
       case NodeKind::Compute: {
-        double v = eval(n.stmt.rhs);
+        const ValueType type = t_.tensor(n.stmt.lhs).decl.valueType;
+        double v = eval(n.stmt.rhs, type);
         double& out = slot(n.stmt.lhs, n.stmt.lhsIndices);
         auto acc = accumulates_.find(&n);
         if (acc == accumulates_.end()) acc = accumulates_.emplace(&n, n.accumulates()).first;
         if (!acc->second) out = v;
-        else if (n.stmt.reduce == ReduceOp::Sum) out += v;
+        else if (n.stmt.reduce == ReduceOp::Sum) out = roundTo(type, out + v);
         else out = std::max(out, v);
         return;
       }

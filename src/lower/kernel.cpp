@@ -101,10 +101,28 @@ struct DeviceCopies {
   }
 };
 
+// The float arrays of a bound kernel's float32 tensors, by tensor name (map nodes stay put, so
+// the kernel's arguments may point into them); freed with the last BoundKernel that shares them.
+struct FloatCopies {
+  std::map<std::string, std::vector<float>> arrays;
+};
+
 namespace {
-std::vector<double>& valuesOf(MarketData& v) {
+template <typename Data>  // MarketData, const or not
+auto& valuesOf(Data& v) {
   return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
 }
+
+// The float array of a float32 tensor: its values rounded to float32 (exact when they already are).
+std::vector<float>& floatArray(FloatCopies& floats, const std::string& name, const std::vector<double>& values) {
+  const std::string what = "tensor '" + name + "' as float32 (" + extentsText({static_cast<int64_t>(values.size())}, "floats") + ")";
+  std::vector<float>& array = floats.arrays[name];
+  allocateOrThrow(what, static_cast<int64_t>(values.size() * sizeof(float)), [&] { array.resize(values.size()); });
+  for (size_t k = 0; k < values.size(); ++k) array[k] = static_cast<float>(roundTo(ValueType::Float32, values[k]));
+  return array;
+}
+
+const char* elementsText(ValueType t) { return t == ValueType::Float32 ? "floats" : "doubles"; }
 }  // namespace
 
 BoundKernel Kernel::bind(const TensorValues& inputs) const {
@@ -123,11 +141,14 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       CsrMatrix m = allocateOrThrow("tensor '" + name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
                                     bytes, [&] { return pattern; });
       std::fill(m.val.begin(), m.val.end(), 0.0);
+      m.valueType = d.valueType;
       outputs[name] = std::move(m);
     } else {
       std::vector<int64_t> shape;
       for (const std::string& index : loops_.dimIndices.at(name)) shape.push_back(sizes.at(index));
-      outputs[name] = DenseTensor(shape, 0.0, name);
+      DenseTensor t(shape, 0.0, name);
+      t.valueType = d.valueType;
+      outputs[name] = std::move(t);
     }
   }
   // The kernel allocates its temporaries itself, at every run: their sizes are checked here, and a
@@ -142,9 +163,9 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       for (size_t k = 0; k < dims.size(); ++k)
         if (s.kept[k]) extents.push_back(sizes.at(dims[k]));
     }
-    const std::string what = extentsText(extents, "doubles");
-    const int64_t bytes = checkedElementCount(extents, sizeof(double), "temporary '" + name + "' (" + what + ")") *
-                          static_cast<int64_t>(sizeof(double));
+    const std::string what = extentsText(extents, elementsText(s.decl.valueType));
+    const int64_t valueSize = valueBytes(s.decl.valueType);
+    const int64_t bytes = checkedElementCount(extents, valueSize, "temporary '" + name + "' (" + what + ")") * valueSize;
     if (__builtin_add_overflow(b.temporaryBytes, bytes, &b.temporaryBytes))
       throw Error("kernel: the temporaries need more than 2^63 bytes");
     b.temporaries += (b.temporaries.empty() ? "" : ", ") + name + ": " + what;
@@ -155,15 +176,22 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     b.device->runtime = lib_.runtime;
   }
   for (const std::string& name : loops_.args) {
-    bool isInput = tree_.tensor(name).decl.role == TensorRole::Input;
+    const TensorDecl& d = tree_.tensor(name).decl;
+    bool isInput = d.role == TensorRole::Input;
     const MarketData& v = isInput ? inputs.at(name) : outputs.at(name);
-    ReactTensor t{};
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v))
-      t = {const_cast<double*>(m->val.data()), m->rowptr.data(), m->col.data(), m->nnz()};
-    else
-      t = {const_cast<double*>(std::get<DenseTensor>(v).data.data()), nullptr, nullptr, std::get<DenseTensor>(v).size()};
+    const std::vector<double>& values = valuesOf(v);
+    ReactTensor t{const_cast<double*>(values.data()), nullptr, nullptr, static_cast<int64_t>(values.size())};
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
+      t.pos = m->rowptr.data();
+      t.crd = m->col.data();
+    }
+    if (d.valueType == ValueType::Float32) {
+      if (!b.floats) b.floats = std::make_shared<FloatCopies>();
+      t.vals = floatArray(*b.floats, name, values).data();
+      b.float32Bytes += static_cast<int64_t>(sizeof(float) * values.size());
+    }
     if (DeviceCopies* dev = b.device.get()) {
-      t.vals = static_cast<double*>(dev->upload(t.vals, sizeof(double) * static_cast<size_t>(t.nnz)));
+      t.vals = dev->upload(t.vals, static_cast<size_t>(valueBytes(d.valueType)) * static_cast<size_t>(t.nnz));
       if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
         t.pos = static_cast<const int64_t*>(dev->upload(m->rowptr.data(), sizeof(int64_t) * m->rowptr.size()));
         t.crd = static_cast<const int32_t*>(dev->upload(m->col.data(), sizeof(int32_t) * m->col.size()));
@@ -180,11 +208,15 @@ void BoundKernel::run() const {
 }
 
 void BoundKernel::download() {
-  if (!device) return;
-  for (auto& [name, values] : device->outputValues) {
-    std::vector<double>& host = valuesOf(outputs.at(name));
-    if (!host.empty())
-      device->runtime.copy(host.data(), values, sizeof(double) * host.size(), static_cast<int>(CopyKind::DeviceToHost));
+  for (auto& [name, value] : outputs) {
+    std::vector<double>& host = valuesOf(value);
+    std::vector<float>* narrow = floats && floats->arrays.count(name) ? &floats->arrays.at(name) : nullptr;
+    if (device && !host.empty()) {
+      void* to = narrow ? static_cast<void*>(narrow->data()) : static_cast<void*>(host.data());
+      device->runtime.copy(to, device->outputValues.at(name), static_cast<size_t>(valueBytes(valueTypeOf(value))) * host.size(),
+                           static_cast<int>(CopyKind::DeviceToHost));
+    }
+    if (narrow) std::copy(narrow->begin(), narrow->end(), host.begin());
   }
 }
 

@@ -139,20 +139,27 @@ MachineModel readMachineModel(const std::string& path);
 
 class Kernel;
 struct DeviceCopies;
+struct FloatCopies;
 // A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
 // so timing one measures the kernel alone. On a device that cannot read host memory (CUDA), the
 // inputs are copied to the device once here, and outputs come back only on download().
+// A float32 tensor (TensorDecl::valueType) is a float array for the kernel: bind converts each
+// float32 input's values (rounding them when they were given as float64) and allocates each
+// float32 output's array once, a copy of 4 bytes per value besides the host tensor (counted in
+// float32Bytes); float32 outputs come back into `outputs` only on download(), on the host too.
 struct BoundKernel {
   const Kernel* kernel = nullptr;
-  TensorValues outputs;           // host copies of the results (after download() on a device)
+  TensorValues outputs;           // host copies of the results (after download() on a device or as float32)
   std::vector<ReactTensor> args;  // in the kernel's memory space
   std::vector<int64_t> sizes;
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
+  std::shared_ptr<FloatCopies> floats;   // the float32 tensors' float arrays on the host; null when none
+  int64_t float32Bytes = 0;              // their size
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
   int64_t temporaryBytes = 0;
   void run() const;               // returns when the kernel has finished (it fences)
-  void download();                // device outputs -> `outputs`; nothing to do on the host
+  void download();                // device and float32 outputs -> `outputs`; nothing else to do on the host
   bool onDevice() const { return device != nullptr; }
 };
 

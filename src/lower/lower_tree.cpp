@@ -68,16 +68,20 @@ class TreeLowering {
 
   Stmt declareSize(const std::string& name) const { return let(Name{Role::Size, name}, Type::Int64, storedSize(name)); }
 
-  Expr value(const react::Expr& e) const {
-    auto a = [&](size_t k) { return value(e->args[k]); };
+  Type typeOf(const std::string& tensor) const { return valueTypeOf(t_.tensor(tensor)); }
+
+  // `e` computed in `type`, its statement's left-hand side's (docs/semantics.md, "Value types"):
+  // a read of a tensor of the other type is converted, literals are of `type`.
+  Expr value(const react::Expr& e, Type type) const {
+    auto a = [&](size_t k) { return value(e->args[k], type); };
     auto fn = [&](Callee c) {
       std::vector<ir::Expr> args;
       for (size_t k = 0; k < e->args.size(); ++k) args.push_back(a(k));
-      return call(c, std::move(args), Type::Float64);
+      return call(c, std::move(args), type);
     };
     switch (e->op) {
-      case Op::Access: return reference(e->tensor, e->indices);
-      case Op::Literal: return floatImm(e->value);
+      case Op::Access: return cast(reference(e->tensor, e->indices), type);
+      case Op::Literal: return floatImm(e->value, type);
       case Op::Neg: return neg(a(0));
       case Op::Exp: return fn(Callee::Exp);
       case Op::Sqrt: return fn(Callee::Sqrt);
@@ -99,15 +103,15 @@ class TreeLowering {
     }
   }
 
-  // A tensor read or written: a local variable while one holds it, else an access.
+  // A tensor read or written, of its value type: a local variable while one holds it, else an access.
   ir::Expr reference(const std::string& tensor, const std::vector<std::string>& indices) const {
-    if (locals_.count(tensor)) return var(Name{Role::Scalar, tensor}, Type::Float64);
-    return ir::access(tensor, indices);
+    if (locals_.count(tensor)) return var(Name{Role::Scalar, tensor}, typeOf(tensor));
+    return ir::access(tensor, indices, typeOf(tensor));
   }
 
   Stmt compute(const TreeNode& c) const {
     Update u = !c.accumulates() ? Update::Set : c.stmt.reduce == ReduceOp::Sum ? Update::Add : Update::Max;
-    return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs), u);
+    return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs, typeOf(c.stmt.lhs)), u);
   }
 
   LevelIteration iterate(const IndexLoop& loop) const {
@@ -120,7 +124,7 @@ class TreeLowering {
     LevelIteration it = iterate(n.loop);
     std::vector<Stmt> body = it.bind;
     for (const std::string& l : localsHere) {
-      body.push_back(let(Name{Role::Scalar, l}, Type::Float64, floatImm(identityOf(l)), true));
+      body.push_back(let(Name{Role::Scalar, l}, typeOf(l), floatImm(identityOf(l), typeOf(l)), true));
       locals_.insert(l);
     }
     for (const TreeNode& c : n.children) body.push_back(node(c));
@@ -178,7 +182,7 @@ class TreeLowering {
     std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
     auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
-    for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s)});
+    for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s), typeOf(s)});
     body.push_back(schedule(loop));
     return nest(name, std::move(body));
   }
@@ -192,13 +196,15 @@ class TreeLowering {
     IterationFacts outer = analyzeIterations(*top, p_.tensors, privates);
     if (outer.kind == Iterations::ReduceScalar && top->privates.empty()) {
       Name acc{Role::Generated, "acc"};
+      const Type type = outer.reduceTarget->type;
       top->schedule = Schedule::ParallelReduce;
       top->reduceVar = acc;
+      top->reduceType = type;
       top->reduceOp = outer.op;
       Update u = outer.op == ReduceOp::Sum ? Update::Add : Update::Max;
-      top->body = retargetWrites(top->body, outer.reduceTarget, var(acc, Type::Float64));
-      return block({let(acc, Type::Float64, floatImm(reduceIdentity(outer.op)), true), top,
-                    assign(outer.reduceTarget, var(acc, Type::Float64), u)});
+      top->body = retargetWrites(top->body, outer.reduceTarget, var(acc, type));
+      return block({let(acc, type, floatImm(reduceIdentity(outer.op), type), true), top,
+                    assign(outer.reduceTarget, var(acc, type), u)});
     }
     if (outer.kind != Iterations::Independent) return top;
     top->schedule = Schedule::Parallel;
@@ -269,12 +275,13 @@ LoopProgram lowerToLoops(const IndexTree& t) {
       for (const TreeNode& c : n.children) find(c, inSparse || (n.kind == NodeKind::Index && iteratesPositions(n.loop)));
     };
     find(t.root, false);
-    if (accumulated || (sparseWritten && !storesPositions(s))) p.body.push_back(fill(name, lowering.identityOf(name)));
+    if (accumulated || (sparseWritten && !storesPositions(s)))
+      p.body.push_back(fill(name, valueTypeOf(s), lowering.identityOf(name)));
   }
   for (const auto& [name, s] : t.tensors)
     if (s.decl.role == TensorRole::Temporary && !s.shrunk()) {
       p.body.push_back(lowering.declareSize(name));
-      p.body.push_back(allocate(name, var(Name{Role::Size, name}, Type::Int64), lowering.identityOf(name), true));
+      p.body.push_back(allocate(name, valueTypeOf(s), var(Name{Role::Size, name}, Type::Int64), lowering.identityOf(name), true));
     }
   for (const TreeNode& child : t.root.children) p.body.push_back(lowering.lowerNest(child));
   verify(p);

@@ -30,6 +30,7 @@ std::string CppPrinter::typeName(Type t) {
     case Type::Bool: return "bool";
     case Type::Int32: return "int32_t";
     case Type::Int64: return "int64_t";
+    case Type::Float32: return "float";
     case Type::Float64: return "double";
   }
   internalError("a value outside its enumeration");
@@ -39,7 +40,7 @@ std::string CppPrinter::expr(const Expr& e) const {
   auto a = [&](size_t k) { return expr(e->args[k]); };
   switch (e->kind) {
     case ExprKind::IntImm: return std::to_string(e->intValue);
-    case ExprKind::FloatImm: return literalText(e->floatValue);
+    case ExprKind::FloatImm: return literalText(e->floatValue, e->type);
     case ExprKind::StringImm: return stringLiteral(e->text);
     case ExprKind::Var: return mangle(e->name);
     case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
@@ -50,7 +51,8 @@ std::string CppPrinter::expr(const Expr& e) const {
     case ExprKind::Binary: {
       static const char* const ops[] = {" + ", " - ", " * ", " / ", " < ", " <= ", " > ", " >= ", " == ", " != "};
       std::string s = "(" + a(0) + ops[static_cast<int>(e->op)] + a(1);
-      return s + (isComparison(e->op) && e->type != Type::Bool ? " ? 1.0 : 0.0)" : ")");
+      if (!isComparison(e->op) || e->type == Type::Bool) return s + ")";
+      return s + " ? " + literalText(1.0, e->type) + " : " + literalText(0.0, e->type) + ")";  // a value: 1 or 0
     }
     case ExprKind::Call:
       switch (e->callee) {
@@ -65,7 +67,7 @@ std::string CppPrinter::expr(const Expr& e) const {
         case Callee::Where: return "react_where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Checked: return "react_checked(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
-        case Callee::ToFloat64: return "static_cast<double>(" + a(0) + ")";
+        case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
       }
       break;
     case ExprKind::Access: break;
@@ -86,7 +88,7 @@ void CppPrinter::serialLoop(const StmtNode& l) {
 
 void CppPrinter::privatesOf(const StmtNode& l) {
   for (const PrivateBuffer& b : l.privates)
-    allocate(*ir::allocate(b.tensor, var(Name{Role::Size, b.tensor}, Type::Int64), b.init, false));
+    allocate(*ir::allocate(b.tensor, b.type, var(Name{Role::Size, b.tensor}, Type::Int64), b.init, false));
 }
 
 void CppPrinter::stmt(const Stmt& s) {
@@ -125,10 +127,14 @@ std::string CppPrinter::print() {
   // Guarded, so that several kernels can share one translation unit.
   // The ABI first: the Kokkos prelude defines the runtime functions it declares.
   out_ << "#ifndef REACT_KERNEL_PRELUDE\n#define REACT_KERNEL_PRELUDE\n" << lower::kAbiHeaderText << includes() << "\n";
-  std::string q = functionQualifier();
-  out_ << q << " double react_max(double a, double b) { return a > b ? a : b; }\n";
-  out_ << q << " double react_min(double a, double b) { return a < b ? a : b; }\n";
-  out_ << q << " double react_where(double c, double a, double b) { return c != 0.0 ? a : b; }\n";
+  // The float overloads of <cmath> for float values (exp(x) of a float x is expf).
+  out_ << "using std::exp; using std::sqrt; using std::log;\n";
+  // Templates, for float and double alike: operands of two types (which the IR never mixes
+  // without a cast) fail to deduce rather than convert.
+  std::string q = functionQualifier(), t = "template <class T> " + q;
+  out_ << t << " T react_max(T a, T b) { return a > b ? a : b; }\n";
+  out_ << t << " T react_min(T a, T b) { return a < b ? a : b; }\n";
+  out_ << t << " T react_where(T c, T a, T b) { return c != T(0) ? a : b; }\n";
   out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
        << "  if (i < 0 || i >= n) { REACT_REPORT(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
        << "  return i;\n}\n#endif\n";
@@ -139,7 +145,8 @@ std::string CppPrinter::print() {
   for (size_t k = 0; k < p_.args.size(); ++k) {
     const std::string& name = p_.args[k];
     std::string a = "t[" + std::to_string(k) + "]", size = mangle(Name{Role::Size, name});
-    line("double* const " + mangle(Name{Role::Values, name}) + " = " + a + ".vals;");
+    const std::string type = typeName(valueTypeOf(p_.tensors.at(name)));  // the ABI's values are untyped
+    line(type + "* const " + mangle(Name{Role::Values, name}) + " = static_cast<" + type + "*>(" + a + ".vals);");
     for (const std::string& owner : p_.patternArgs)
       if (owner == name)
         line("const int64_t* const " + mangle(Name{Role::Positions, name}) + " = " + a + ".pos; const int32_t* const " +

@@ -24,7 +24,6 @@ class KokkosPrinter : public CppPrinter {
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-using std::exp; using std::sqrt;
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
 #define REACT_REPORT(...) printf(__VA_ARGS__)
@@ -32,12 +31,15 @@ using std::exp; using std::sqrt;
 #define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
 #endif
 #define REACT_ABORT() Kokkos::abort("react bounds check failed")
-// Kokkos::Max starts from the lowest finite double; react's max of nothing is -inf.
-struct ReactMax : Kokkos::Max<double> {
+// Kokkos::Max starts from the lowest finite value; react's max of nothing is -inf.
+template <class T> struct ReactMax : Kokkos::Max<T> {
   using reducer = ReactMax;
-  KOKKOS_INLINE_FUNCTION ReactMax(double& v) : Kokkos::Max<double>(v) {}
-  KOKKOS_INLINE_FUNCTION void init(double& v) const { v = -INFINITY; }
+  KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
 };
+// A team's scratch for temporaries of value type T.
+template <class T> using react_scratch =
+    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
 constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one
@@ -88,23 +90,30 @@ extern "C" const char* react_runtime_describe() {
   std::string epilogue() const override { return "Kokkos::fence();"; }
 
   void allocate(const StmtNode& a) override {
-    std::string view = mangle(Name{Role::Buffer, a.name.text});
-    line("Kokkos::View<double*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
+    std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);
+    line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
          "), static_cast<size_t>(" + expr(a.value) + "));");
-    line("Kokkos::deep_copy(" + view + ", " + literalText(a.init) + ");");
-    line("double* const " + mangle(a.name) + " = " + view + ".data();");
+    line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
+    line(type + "* const " + mangle(a.name) + " = " + view + ".data();");
   }
 
   void fill(const StmtNode& f) override {
-    line("Kokkos::deep_copy(Kokkos::View<double*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) + ", static_cast<size_t>(" +
-         mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init) + ");");
+    line("Kokkos::deep_copy(Kokkos::View<" + typeName(f.type) + "*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) +
+         ", static_cast<size_t>(" + mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init, f.type) + ");");
   }
 
   std::string range(const StmtNode& l) const {
     return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(" + expr(l.lo) + ", " + expr(l.hi) + ")";
   }
-  std::string reducer(ReduceOp op, const std::string& acc) const {
-    return std::string(op == ReduceOp::Sum ? "Kokkos::Sum<double>(" : "ReactMax(") + acc + ")";
+  // The reducer of a ParallelReduce or LaneReduce loop, over its accumulator's type.
+  std::string reducer(const StmtNode& l) const {
+    return std::string(l.reduceOp == ReduceOp::Sum ? "Kokkos::Sum<" : "ReactMax<") + typeName(l.reduceType) + ">(" +
+           mangle(l.reduceVar) + ")";
+  }
+  // The lambda parameter through which an iteration of a ParallelReduce or LaneReduce loop updates
+  // its accumulator.
+  std::string accumulatorParameter(const StmtNode& l) const {
+    return typeName(l.reduceType) + "& " + mangle(l.reduceVar);
   }
   std::string laneRange(const StmtNode& l) const {
     return "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" + expr(l.lo) + "), static_cast<int64_t>(" + expr(l.hi) + "))";
@@ -148,22 +157,19 @@ extern "C" const char* react_runtime_describe() {
     std::string c = mangle(l.counter);
     switch (l.schedule) {
       case Schedule::Parallel: return rows(l);
-      case Schedule::ParallelReduce: {
-        std::string acc = mangle(l.reduceVar);
-        open("Kokkos::parallel_reduce(" + kernelLabel() + ", " + range(l) + ", KOKKOS_LAMBDA(const int64_t " + c + ", double& " + acc + ") {");
+      case Schedule::ParallelReduce:
+        open("Kokkos::parallel_reduce(" + kernelLabel() + ", " + range(l) + ", KOKKOS_LAMBDA(const int64_t " + c + ", " +
+             accumulatorParameter(l) + ") {");
         body(l.body);
-        return close("}, " + reducer(l.reduceOp, acc) + ");");
-      }
+        return close("}, " + reducer(l) + ");");
       case Schedule::Vector:
         open("Kokkos::parallel_for(" + laneRange(l) + ", [&](const int64_t " + c + ") {");
         body(l.body);
         return close("});");
-      case Schedule::LaneReduce: {
-        std::string acc = mangle(l.reduceVar);
-        open("Kokkos::parallel_reduce(" + laneRange(l) + ", [&](const int64_t " + c + ", double& " + acc + ") {");
+      case Schedule::LaneReduce:
+        open("Kokkos::parallel_reduce(" + laneRange(l) + ", [&](const int64_t " + c + ", " + accumulatorParameter(l) + ") {");
         body(l.body);
-        return close("}, " + reducer(l.reduceOp, acc) + ");");
-      }
+        return close("}, " + reducer(l) + ");");
       case Schedule::Serial: return serialLoop(l);
     }
   }
@@ -171,10 +177,8 @@ extern "C" const char* react_runtime_describe() {
   // One row per team thread; the row's scratch in the team's scratch memory.
   void rows(const StmtNode& l) {
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
-    line("using scratch_t = Kokkos::View<double*, Kokkos::DefaultExecutionSpace::scratch_memory_space, "
-         "Kokkos::MemoryTraits<Kokkos::Unmanaged>>;");
     std::string bytes = "0";
-    for (const PrivateBuffer& b : l.privates) bytes += " + scratch_t::shmem_size(" + mangle(Name{Role::Size, b.tensor}) + ")";
+    for (const PrivateBuffer& b : l.privates) bytes += " + " + scratch(b) + "::shmem_size(" + mangle(Name{Role::Size, b.tensor}) + ")";
     line("const size_t row_scratch_bytes = " + bytes + ";");
     line("const ReactLaunch launch = react_launch(" + expr(l.hi) + ", " + (l.laneTrips ? expr(l.laneTrips) : "1.0") + ", " +
          std::to_string(o_.kokkosTeamSize) + ", row_scratch_bytes);");
@@ -183,22 +187,25 @@ extern "C" const char* react_runtime_describe() {
     open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
     // Every thread takes the team's scratch once, in the same order, so all see the same blocks.
     for (const PrivateBuffer& b : l.privates)
-      line("double* const " + mangle(Name{Role::TeamBlock, b.tensor}) + " = scratch_t(team.team_scratch(launch.level), launch.rows * " +
-           mangle(Name{Role::Size, b.tensor}) + ").data();");
+      line(typeName(b.type) + "* const " + mangle(Name{Role::TeamBlock, b.tensor}) + " = " + scratch(b) +
+           "(team.team_scratch(launch.level), launch.rows * " + mangle(Name{Role::Size, b.tensor}) + ").data();");
     open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, launch.rows), [&](const int64_t row) {");
     std::string coordinate = mangle(l.counter);
     line("const int64_t " + coordinate + " = team.league_rank() * launch.rows + row;");
     line("if (" + coordinate + " >= " + expr(l.hi) + ") return;");
     for (const PrivateBuffer& b : l.privates) {
       std::string values = mangle(Name{Role::Values, b.tensor}), size = mangle(Name{Role::Size, b.tensor});
-      line("double* const " + values + " = " + mangle(Name{Role::TeamBlock, b.tensor}) + " + row * " + size + ";");
+      line(typeName(b.type) + "* const " + values + " = " + mangle(Name{Role::TeamBlock, b.tensor}) + " + row * " + size + ";");
       line("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, " + size + "), [&](const int64_t q) { " + values +
-           "[q] = " + literalText(b.init) + "; });");
+           "[q] = " + literalText(b.init, b.type) + "; });");
     }
     body(l.body);
     close("});");
     close("});");
   }
+
+  // The scratch view type of a private buffer's values.
+  static std::string scratch(const PrivateBuffer& b) { return "react_scratch<" + typeName(b.type) + ">"; }
 
   void single(const StmtNode& s) override {
     open("Kokkos::single(Kokkos::PerThread(team), [&]() {");

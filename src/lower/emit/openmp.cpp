@@ -17,7 +17,6 @@ class OpenMPPrinter : public CppPrinter {
  protected:
   std::string includes() const override {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n#include <vector>\n"
-           "using std::exp; using std::sqrt;\n"
            // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
            "#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))\n"
            "#define REACT_ABORT() abort()";
@@ -29,21 +28,21 @@ class OpenMPPrinter : public CppPrinter {
   // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel,
   // and its pages are first touched by the threads that use them.
   void allocate(const StmtNode& a) override {
-    std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name);
+    std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
     if (!a.parallelInit) {
-      line("std::vector<double> " + buffer + "(static_cast<size_t>(" + expr(a.value) + "), " + literalText(a.init) + ");");
-      line("double* const " + values + " = " + buffer + ".data();");
+      line("std::vector<" + type + "> " + buffer + "(static_cast<size_t>(" + expr(a.value) + "), " + literalText(a.init, a.type) + ");");
+      line(type + "* const " + values + " = " + buffer + ".data();");
       return;
     }
-    line("std::unique_ptr<double[]> " + buffer + "(new double[static_cast<size_t>(" + expr(a.value) + ")]);");
-    line("double* const " + values + " = " + buffer + ".get();");
+    line("std::unique_ptr<" + type + "[]> " + buffer + "(new " + type + "[static_cast<size_t>(" + expr(a.value) + ")]);");
+    line(type + "* const " + values + " = " + buffer + ".get();");
     fill(a);
   }
 
   void fill(const StmtNode& f) override {
     line("#pragma omp parallel for schedule(static)");
     line("for (int64_t q = 0; q < " + mangle(Name{Role::Size, f.name.text}) + "; ++q) " + mangle(f.name) +
-         "[q] = " + literalText(f.init) + ";");
+         "[q] = " + literalText(f.init, f.type) + ";");
   }
 
   void nest(const StmtNode& n) override {

@@ -9,10 +9,22 @@ const char* toString(Type t) {
     case Type::Bool: return "bool";
     case Type::Int32: return "i32";
     case Type::Int64: return "i64";
+    case Type::Float32: return "f32";
     case Type::Float64: return "f64";
   }
   internalError("a value outside its enumeration");
 }
+
+bool isFloat(Type t) { return t == Type::Float32 || t == Type::Float64; }
+
+Type typeOf(ValueType v) { return v == ValueType::Float32 ? Type::Float32 : Type::Float64; }
+
+ValueType valueTypeOf(Type t) {
+  REACT_ASSERT(isFloat(t), std::string("a value type asked of type ") + toString(t));
+  return t == Type::Float32 ? ValueType::Float32 : ValueType::Float64;
+}
+
+Type valueTypeOf(const TensorStorage& s) { return typeOf(s.decl.valueType); }
 
 const char* toString(Schedule s) {
   switch (s) {
@@ -41,7 +53,7 @@ Expr floatImm(double v, Type t) {
   ExprNode n;
   n.kind = ExprKind::FloatImm;
   n.type = t;
-  n.floatValue = v;
+  n.floatValue = roundTo(valueTypeOf(t), v);
   return make(std::move(n));
 }
 
@@ -92,7 +104,7 @@ Expr binary(BinOp op, Expr a, Expr b) {
   ExprNode n;
   n.kind = ExprKind::Binary;
   n.op = op;
-  n.type = isComparison(op) && a->type != Type::Float64 ? Type::Bool : a->type;
+  n.type = isComparison(op) && !isFloat(a->type) ? Type::Bool : a->type;
   n.args = {std::move(a), std::move(b)};
   return make(std::move(n));
 }
@@ -104,6 +116,11 @@ Expr call(Callee c, std::vector<Expr> args, Type t) {
   n.type = t;
   n.args = std::move(args);
   return make(std::move(n));
+}
+
+Expr cast(Expr a, Type t) {
+  if (a->type == t) return a;
+  return call(Callee::Cast, {std::move(a)}, t);
 }
 
 bool equal(const Expr& a, const Expr& b) {
@@ -162,20 +179,22 @@ Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s)
   return make(std::move(n));
 }
 
-Stmt allocate(const std::string& tensor, Expr size, double init, bool parallelInit) {
+Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool parallelInit) {
   StmtNode n;
   n.kind = StmtKind::Allocate;
   n.name = Name{Role::Values, tensor};
+  n.type = t;
   n.value = std::move(size);
   n.init = init;
   n.parallelInit = parallelInit;
   return make(std::move(n));
 }
 
-Stmt fill(const std::string& tensor, double init) {
+Stmt fill(const std::string& tensor, Type t, double init) {
   StmtNode n;
   n.kind = StmtKind::Fill;
   n.name = Name{Role::Values, tensor};
+  n.type = t;
   n.init = init;
   return make(std::move(n));
 }

@@ -42,8 +42,17 @@ struct Name {
   bool operator<(const Name& o) const { return role != o.role ? role < o.role : text < o.text; }
 };
 
-enum class Type { Bool, Int32, Int64, Float64 };
-const char* toString(Type t);
+// Float32 and Float64 are value types (a tensor's values, and everything computed from them); a
+// statement computes in its left-hand side's tensor's value type, and an operand of another type
+// is converted by a Cast (docs/semantics.md, "Value types"). The verifier checks that no value
+// changes type without one.
+enum class Type { Bool, Int32, Int64, Float32, Float64 };
+const char* toString(Type t);  // "bool", "i32", "i64", "f32", "f64"
+bool isFloat(Type t);
+Type typeOf(ValueType v);       // a tensor value type's IR type
+ValueType valueTypeOf(Type t);  // the inverse, for a float type
+// The IR type of a tensor's values.
+Type valueTypeOf(const TensorStorage& s);
 
 // ---------------------------------------------------------------------------------------------
 // Expressions
@@ -56,9 +65,9 @@ enum class ExprKind {
 };
 enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // Calls. Max, Min, Where: react_max/min/where (both operands read: see emit/cpp_printer.cpp);
-// Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; ToFloat64: a
-// conversion.
-enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, ToFloat64 };
+// Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; Cast(x): x
+// converted to the call's type (an integer to a float, a value to the other value type).
+enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, Cast };
 
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
@@ -67,7 +76,7 @@ struct ExprNode {
   ExprKind kind = ExprKind::IntImm;
   Type type = Type::Int64;
   int64_t intValue = 0;           // IntImm
-  double floatValue = 0;          // FloatImm
+  double floatValue = 0;          // FloatImm: a value of its type (a float32 one rounded to float32)
   std::string text;               // StringImm
   Name name;                      // Var; Load: the array
   std::string tensor;             // Access; Load of values: the access it came from (bounds checks)
@@ -78,7 +87,7 @@ struct ExprNode {
 };
 
 Expr intImm(int64_t v);
-Expr floatImm(double v, Type t = Type::Float64);
+Expr floatImm(double v, Type t = Type::Float64);  // v rounded to t
 Expr stringImm(const std::string& text);
 Expr var(Name n, Type t);
 Expr access(const std::string& tensor, std::vector<std::string> indices, Type t = Type::Float64);
@@ -86,6 +95,7 @@ Expr load(Name array, Expr offset, Type t);
 Expr neg(Expr a);
 Expr binary(BinOp op, Expr a, Expr b);  // comparisons of values give a value (1 or 0), of integers a Bool
 Expr call(Callee c, std::vector<Expr> args, Type t);
+Expr cast(Expr a, Type t);  // a itself when it has type t, else Cast(a) of type t
 bool isComparison(BinOp op);
 // Structural equality: same kinds, names, values and operands.
 bool equal(const Expr& a, const Expr& b);
@@ -119,10 +129,11 @@ const char* toString(Schedule s);
 enum class Iterations { Dependent, Independent, ReduceScalar };
 
 // A temporary every worker of a Parallel loop holds privately (OpenMP: per thread; Kokkos: per
-// row in team scratch), of `size` elements starting at `init`.
+// row in team scratch), of `size` elements of `type` starting at `init`.
 struct PrivateBuffer {
   std::string tensor;
   double init = 0;
+  Type type = Type::Float64;
 };
 
 struct StmtNode;
@@ -135,7 +146,7 @@ struct StmtNode {
   std::string text;        // Comment; Nest: its name
   // Let, Allocate, Fill
   Name name;
-  Type type = Type::Float64;
+  Type type = Type::Float64;  // Let: the variable's; Allocate, Fill: the elements'
   Expr value;              // Let, Assign: the value; Allocate: the size
   bool isMutable = false;
   double init = 0;         // Allocate, Fill
@@ -151,6 +162,7 @@ struct StmtNode {
   Expr reduceTarget;         // Iterations::ReduceScalar: what the iterations reduce into (a scalar access or a variable)
   ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce
   Name reduceVar;            // ParallelReduce, LaneReduce: the accumulator the body updates
+  Type reduceType = Type::Float64;  // ParallelReduce, LaneReduce: the accumulator's type
   std::vector<PrivateBuffer> privates;  // Parallel
   Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
@@ -161,8 +173,8 @@ Stmt comment(const std::string& text);
 Stmt let(Name n, Type t, Expr value, bool isMutable = false);
 Stmt assign(Expr target, Expr value, Update u = Update::Set);
 Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s = Schedule::Serial);
-Stmt allocate(const std::string& tensor, Expr size, double init, bool parallelInit);
-Stmt fill(const std::string& tensor, double init);
+Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool parallelInit);
+Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
@@ -179,9 +191,13 @@ std::string print(const Expr& e);
 std::string print(const KernelIR& k);
 
 // Checks what every pass must keep; throws an "internal compiler error" naming the statement:
-// every Var is declared before use in its scope; a counter is not bound twice; accesses name a
-// known tensor with one index per dimension, each bound; only declared mutable variables and memory
-// are assigned; ParallelReduce and LaneReduce name a declared mutable accumulator.
+// every Var is declared before use in its scope, with the type it was declared with; a counter is
+// not bound twice; accesses name a known tensor with one index per dimension, each bound; only
+// declared mutable variables and memory are assigned; ParallelReduce and LaneReduce name a
+// declared mutable accumulator of their reduceType. Types: an access, a load of a tensor's values,
+// an allocation, a fill and a private buffer have the tensor's value type; where a value type
+// meets another (the operands of an operation or a call, a Let or an Assign and its value) they
+// are equal: only a Cast converts.
 void verify(const KernelIR& k);
 
 }  // namespace react::ir

@@ -48,13 +48,19 @@ std::string commentText(const std::string& text) {
   return safe;
 }
 
-std::string literalText(double v) {
-  if (std::isinf(v)) return v < 0 ? "(-INFINITY)" : "INFINITY";
+// Infinities and NaN have no literal: the macros of <cmath> of each type (INFINITY and NAN are
+// float; HUGE_VAL is a double infinity), so that a call like react_max(x, -inf) finds the overload
+// of x's type. %.17g and %.9g digits read back as the same double and float.
+std::string literalText(double v, Type t) {
+  const bool single = valueTypeOf(t) == ValueType::Float32;
+  v = roundTo(valueTypeOf(t), v);
+  if (std::isnan(v)) return single ? "NAN" : "static_cast<double>(NAN)";
+  if (std::isinf(v)) return std::string(v < 0 ? "(-" : "") + (single ? "HUGE_VALF" : "HUGE_VAL") + (v < 0 ? ")" : "");
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", v);
   std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return single ? s + "f" : s;
 }
 
 std::string subscript(const Expr& offset, const std::string& text) {

@@ -14,8 +14,10 @@ std::string mangle(const Name& n);
 // User text as a C++ string literal, and as text that cannot end a // comment.
 std::string stringLiteral(const std::string& text);
 std::string commentText(const std::string& text);
-// A double as C++ source that reads back as the same double ("1.0", "(-INFINITY)").
-std::string literalText(double v);
+// A value of float type `t` as C++ source of that type that reads back as the same value: v
+// rounded to t, a float32 one with the suffix 'f' so that arithmetic with it stays float ("1.0",
+// "0.100000001f", "(-HUGE_VAL)", "HUGE_VALF", "static_cast<double>(NAN)", "NAN").
+std::string literalText(double v, Type t);
 
 // An offset's printed text as a subscript: without the parentheses of its outermost arithmetic.
 std::string subscript(const Expr& offset, const std::string& text);

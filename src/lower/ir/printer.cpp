@@ -13,10 +13,17 @@ const char* opText(BinOp op) {
   return text[static_cast<int>(op)];
 }
 
-const char* calleeText(Callee c) {
-  static const char* const text[] = {"exp", "sqrt", "log", "max", "min", "where", "checked", "select", "f64"};
-  return text[static_cast<int>(c)];
+// A cast is spelt as the type it converts to: f64(x), f32(x).
+const char* calleeText(const ExprNode& call) {
+  static const char* const text[] = {"exp", "sqrt", "log", "max", "min", "where", "checked", "select"};
+  if (call.callee == Callee::Cast) return toString(call.type);
+  return text[static_cast<int>(call.callee)];
 }
+
+// What holds values of type `t` shows it after its name, unless it is f64: the default is left
+// out, so that the text of a float64 program reads as before value types existed. (Let always
+// shows its type.)
+std::string typeSuffix(Type t) { return t == Type::Float64 ? "" : std::string(": ") + toString(t); }
 
 const char* updateText(Update u) { return u == Update::Set ? "=" : u == Update::Add ? "+=" : "max="; }
 
@@ -48,7 +55,8 @@ class TextPrinter {
         if (s->iterations == Iterations::Independent) head += " independent";
         if (s->iterations == Iterations::ReduceScalar)
           head += " reduces " + reducedName(*s->reduceTarget) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
-        for (const PrivateBuffer& b : s->privates) head += " private(" + b.tensor + " = " + literalText(b.init) + ")";
+        for (const PrivateBuffer& b : s->privates)
+          head += " private(" + b.tensor + typeSuffix(b.type) + " = " + literalText(b.init, b.type) + ")";
         if (s->laneTrips) head += " lanes~" + print(s->laneTrips);
         open(head + " {");
         body(s->body);
@@ -56,9 +64,10 @@ class TextPrinter {
         return;
       }
       case StmtKind::Allocate:
-        return line("allocate " + mangle(s->name) + "[" + print(s->value) + "] = " + literalText(s->init) +
-                    (s->parallelInit ? " (filled by every thread)" : ""));
-      case StmtKind::Fill: return line("fill " + mangle(s->name) + " = " + literalText(s->init));
+        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] = " +
+                    literalText(s->init, s->type) + (s->parallelInit ? " (filled by every thread)" : ""));
+      case StmtKind::Fill:
+        return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
       case StmtKind::Single:
         open("single {");
         body(s->body);
@@ -105,7 +114,7 @@ std::string print(const Expr& e) {
   auto a = [&](size_t k) { return print(e->args[k]); };
   switch (e->kind) {
     case ExprKind::IntImm: return std::to_string(e->intValue);
-    case ExprKind::FloatImm: return literalText(e->floatValue);
+    case ExprKind::FloatImm: return literalText(e->floatValue, e->type);
     case ExprKind::StringImm: return stringLiteral(e->text);
     case ExprKind::Var: return mangle(e->name);
     case ExprKind::Access: {
@@ -117,7 +126,7 @@ std::string print(const Expr& e) {
     case ExprKind::Neg: return "(-" + a(0) + ")";
     case ExprKind::Binary: return "(" + a(0) + " " + opText(e->op) + " " + a(1) + ")";
     case ExprKind::Call: {
-      std::string s = std::string(calleeText(e->callee)) + "(";
+      std::string s = std::string(calleeText(*e)) + "(";
       for (size_t k = 0; k < e->args.size(); ++k) s += (k ? ", " : "") + a(k);
       return s + ")";
     }
@@ -133,7 +142,8 @@ std::string print(const Stmt& s) {
 
 std::string print(const KernelIR& k) {
   std::string s = "kernel(";
-  for (size_t a = 0; a < k.args.size(); ++a) s += (a ? ", " : "") + k.args[a];
+  for (size_t a = 0; a < k.args.size(); ++a)
+    s += (a ? ", " : "") + k.args[a] + typeSuffix(valueTypeOf(k.tensors.at(k.args[a])));
   s += ")";
   if (!k.runtimeSizes.empty()) {
     s += " sizes(";

@@ -13,12 +13,12 @@ namespace {
 // The lanes' trip count of a loop for this input: a dense loop's extent, a position loop's
 // stored entries per parent (the rows' average).
 Expr trips(const StmtNode& loop) {
-  if (isDenseLoop(loop)) return call(Callee::ToFloat64, {loop.hi}, Type::Float64);
+  if (isDenseLoop(loop)) return call(Callee::Cast, {loop.hi}, Type::Float64);
   const Expr& positions = loop.lo;  // positions[parent]
   Expr entries = var(Name{Role::StoredEntries, positions->name.text}, Type::Int64);
   Expr parents = var(Name{Role::Extent, positions->args[0]->name.text}, Type::Int64);
   Expr atLeastOne = call(Callee::Select, {binary(BinOp::Gt, parents, intImm(0)), parents, intImm(1)}, Type::Int64);
-  return binary(BinOp::Div, call(Callee::ToFloat64, {entries}, Type::Float64), call(Callee::ToFloat64, {atLeastOne}, Type::Float64));
+  return binary(BinOp::Div, call(Callee::Cast, {entries}, Type::Float64), call(Callee::Cast, {atLeastOne}, Type::Float64));
 }
 
 struct LaneMapping : Mutator {

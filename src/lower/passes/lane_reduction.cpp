@@ -21,8 +21,11 @@ Stmt reduceOnLanes(const Stmt& loop, const Expr& reduced, ReduceOp op, const std
   lanes->schedule = Schedule::LaneReduce;
   lanes->reduceVar = acc;
   lanes->reduceOp = op;
+  lanes->reduceType = target->type;
   Update u = op == ReduceOp::Sum ? Update::Add : Update::Max;
-  return block({let(acc, target->type, floatImm(reduceIdentity(op)), true), lanes, combine(assign(target, accVar, u))}, true);
+  return block({let(acc, target->type, floatImm(reduceIdentity(op), target->type), true), lanes,
+                combine(assign(target, accVar, u))},
+               true);
 }
 
 }  // namespace react::passes

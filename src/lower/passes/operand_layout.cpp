@@ -97,7 +97,7 @@ std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, cons
   Stmt columns = forLoop(Name{Role::Index, dims[1]}, intImm(0), extentOf(p, dims[1]), {rows}, Schedule::Parallel);
   Name size{Role::Size, c.name};
   return {let(size, Type::Int64, binary(BinOp::Mul, extentOf(p, dims[1]), extentOf(p, dims[0]))),
-          allocate(c.name, var(size, Type::Int64), 0.0, false),
+          allocate(c.name, c.type, var(size, Type::Int64), 0.0, false),
           nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), columns})};
 }
 
