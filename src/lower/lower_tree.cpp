@@ -233,7 +233,7 @@ class TreeLowering {
 LoopProgram lowerToLoops(const IndexTree& t) {
   // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
   for (const auto& [name, s] : t.tensors)
-    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw Error("lowering: " + *unsupported);
+    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw UserError("lowering: " + *unsupported);
   LoopProgram p;
   p.tensors = t.tensors;
   p.indexSizes = t.indexSizes;
