@@ -56,11 +56,20 @@ std::vector<PassExample> examples() {
       {"register-accumulation", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"hoist-reads", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"hoist-reads", "norm_row_kokkos", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      // A float64 result of a float32 input: float64 temporaries, the input widened (f64(...)).
+      typed({"hoist-reads", "softmax_float64_of_float32", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}}),
       {"vectorize", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"vectorize", "sddmm_unfused", sddmmText, sddmm, FusionMode::None, Target::OpenMP, {}, {}},
       {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // A float32 lane accumulator.
+      typed({"vectorize-reductions", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}, {"B", f32}, {"C", f32}, {"A", f32}}),
       {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+      // The transposed copy of a float32 input is float32.
+      typed({"operand-layout", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}, {"B", f32}, {"C", f32}, {"A", f32}}),
       // C(k,j) read along its stride, each element once: left as it is.
       {"operand-layout", "read_once", "d(k) = sum(B(j,k) * C(k,j), j)", {{"B", {5, 3}, d2}, {"C", {3, 5}, d2}}, FusionMode::React,
        Target::OpenMP, {}, {}},
@@ -69,9 +78,6 @@ std::vector<PassExample> examples() {
       // A float32 statement reading float64 tensors converts them (f32(...)), loads keep their types.
       typed({"lower-accesses", "sddmm_float32_of_float64", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"A", f32}}),
-      // A float64 result of a float32 input: float64 temporaries, the input widened (f64(...)).
-      typed({"hoist-reads", "softmax_float64_of_float32", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
-            {{"S", f32}}),
       {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked, {}},
   };
 }
