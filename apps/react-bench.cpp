@@ -72,7 +72,7 @@ struct Options {
   Limits limits;
 };
 
-[[noreturn]] void argError(const std::string& arg, const std::string& what) { throw Error("argument '" + arg + "': " + what); }
+[[noreturn]] void argError(const std::string& arg, const std::string& what) { throw UserError("argument '" + arg + "': " + what); }
 
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> items;
@@ -160,7 +160,7 @@ Options parseArgs(int argc, char** argv) {
       argError(arg, "unknown option (see --help)");
     }
   }
-  if (o.matrices.empty() && o.synthetic.empty()) throw Error("no matrix given: use --matrix FILE_OR_DIR or --synthetic KIND:N:AVG");
+  if (o.matrices.empty() && o.synthetic.empty()) throw UserError("no matrix given: use --matrix FILE_OR_DIR or --synthetic KIND:N:AVG");
   if (o.threads.empty()) o.threads = {omp_get_max_threads()};
   return o;
 }
@@ -175,14 +175,14 @@ std::vector<MatrixSource> matrixSources(const Options& o) {
   namespace fs = std::filesystem;
   for (const std::string& p : o.matrices) {
     if (!fs::is_directory(p)) {
-      if (!fs::exists(p)) throw Error(p + ": no such file or folder");
+      if (!fs::exists(p)) throw UserError(p + ": no such file or folder");
       out.push_back({fs::path(p).stem().string(), p, ""});
       continue;
     }
     std::vector<fs::path> files;
     for (const auto& e : fs::recursive_directory_iterator(p))
       if (e.is_regular_file() && e.path().extension() == ".mtx") files.push_back(e.path());
-    if (files.empty()) throw Error(p + ": no .mtx files in this folder");
+    if (files.empty()) throw UserError(p + ": no .mtx files in this folder");
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) out.push_back({f.stem().string(), f.string(), ""});
   }
@@ -236,8 +236,8 @@ class Progress {
   bool tty_;
 };
 
-struct Disagreement : Error {
-  using Error::Error;
+struct Disagreement : UserError {
+  using UserError::UserError;
 };
 
 std::string describe(const Row& r) {
@@ -315,7 +315,7 @@ void runPlot(const std::string& csv, const std::string& plot) {
   const char* python = std::getenv("REACT_PYTHON");
   std::vector<std::string> argv{python && *python ? python : "/usr/bin/python3", script, csv, "--out", plot};
   if (int rc = runProcess(argv); rc != 0)
-    throw Error("plot: " + argv[0] + " " + script + " exited with status " + std::to_string(rc) + " (--plot " + plot + ")");
+    throw UserError("plot: " + argv[0] + " " + script + " exited with status " + std::to_string(rc) + " (--plot " + plot + ")");
   std::printf("plot: %s\n", plot.c_str());
 }
 
@@ -382,7 +382,7 @@ int run(int argc, char** argv) {
   if (!csv.empty()) {
     std::ofstream out(csv);
     writeCsv(out, rows);
-    if (!out) throw Error(csv + ": cannot write the file");
+    if (!out) throw UserError(csv + ": cannot write the file");
     if (!o.csv.empty()) std::printf("csv: %s\n", csv.c_str());
   }
   if (!o.plot.empty()) runPlot(csv, o.plot);
@@ -398,7 +398,7 @@ int main(int argc, char** argv) {
   } catch (const Disagreement& e) {
     std::fprintf(stderr, "\nreact-bench: %s\n", e.what());
     return 3;
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     std::fprintf(stderr, "\nreact-bench: %s\n", e.what());
     return apps::kExitUserError;
   } catch (const InternalError& e) {

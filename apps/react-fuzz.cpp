@@ -58,7 +58,7 @@ uint64_t number(const std::string& arg, const std::string& v) {
     if (used == v.size()) return n;
   } catch (const std::exception&) {
   }
-  throw Error("argument '" + arg + "': '" + v + "' is not a non-negative integer");
+  throw UserError("argument '" + arg + "': '" + v + "' is not a non-negative integer");
 }
 
 int replay(const std::vector<std::string>& files, const FuzzOptions& o) {
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
         replaying = true;
         continue;
       }
-      if (a + 1 >= argc) throw Error("argument '" + arg + "': expected a value (see --help)");
+      if (a + 1 >= argc) throw UserError("argument '" + arg + "': expected a value (see --help)");
       std::string v = argv[++a];
       if (arg == "--programs") o.programs = number(arg, v);
       else if (arg == "--seed") o.seed = number(arg, v);
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
         for (const std::string& t : list(v))
           if (t != "none") o.emitters.push_back(parseTarget(t));
       } else {
-        throw Error("unknown argument '" + arg + "' (see --help)");
+        throw UserError("unknown argument '" + arg + "' (see --help)");
       }
     }
     if (replaying) return replay(replayFiles, o);

@@ -69,7 +69,7 @@ compiler error: a bug in react, reported with the command line to send.
 )";
 
 [[noreturn]] void argError(const std::string& arg, const std::string& what) {
-  throw Error("argument '" + arg + "': " + what);
+  throw UserError("argument '" + arg + "': " + what);
 }
 
 bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -186,14 +186,14 @@ Options parseArgs(int argc, char** argv) {
       need();
       try {
         o.fusion = parseFusionMode(value);
-      } catch (const Error& e) {
+      } catch (const UserError& e) {
         argError(arg, e.what());
       }
     } else if (key == "-target") {
       need();
       try {
         o.target = parseTarget(value);
-      } catch (const Error& e) {
+      } catch (const UserError& e) {
         argError(arg, e.what());
       }
     } else if (key == "-threads") {
@@ -234,7 +234,7 @@ Options parseArgs(int argc, char** argv) {
       argError(arg, "unknown option (see --help)");
     }
   }
-  if (o.statements.empty() && !o.calibrate) throw Error("no statement given (see --help)");
+  if (o.statements.empty() && !o.calibrate) throw UserError("no statement given (see --help)");
   // -d=NAME:N for a tensor given by -f/-g/-i is its (rank-1) shape, not an index extent.
   for (auto it = o.indexSizes.begin(); it != o.indexSizes.end();) {
     const std::string& name = it->first;
@@ -253,8 +253,8 @@ Options parseArgs(int argc, char** argv) {
 Format formatArgument(const std::string& name, const std::string& text, int rank) {
   try {
     return parseFormat(text, rank);
-  } catch (const Error& e) {
-    throw Error("argument '-f=" + name + ":" + text + "': " + e.what());
+  } catch (const UserError& e) {
+    throw UserError("argument '-f=" + name + ":" + text + "': " + e.what());
   }
 }
 
@@ -280,7 +280,7 @@ std::vector<int64_t> declaredShape(const Options& o, const std::string& name, si
   auto it = o.shapes.find(name);
   if (it == o.shapes.end()) return std::vector<int64_t>(rank, -1);
   if (it->second.size() != rank)
-    throw Error("argument '" + o.shapeArgs.at(name) + "': '" + name + "' has rank " + std::to_string(rank) + ", not " +
+    throw UserError("argument '" + o.shapeArgs.at(name) + "': '" + name + "' has rank " + std::to_string(rank) + ", not " +
                 std::to_string(it->second.size()));
   return it->second;
 }
@@ -309,25 +309,25 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     MarketData data;
     try {
       data = readMatrixMarket(file, valueTypeOf(o, name));
-    } catch (const Error& e) {
-      throw Error("argument '" + arg + "': " + e.what());
+    } catch (const UserError& e) {
+      throw UserError("argument '" + arg + "': " + e.what());
     }
     std::vector<int64_t> shape = std::holds_alternative<CsrMatrix>(data)
                                      ? std::vector<int64_t>{std::get<CsrMatrix>(data).rows, std::get<CsrMatrix>(data).cols}
                                      : std::get<DenseTensor>(data).shape;
     if (o.shapes.count(name) && declaredShape(o, name, shape.size()) != shape)
-      throw Error("argument '" + o.shapeArgs.at(name) + "': '" + name + "' is loaded from '" + file + "' with another shape");
+      throw UserError("argument '" + o.shapeArgs.at(name) + "': '" + name + "' is loaded from '" + file + "' with another shape");
     if (std::holds_alternative<CsrMatrix>(data)) env.declare(name, shape, Format::csr());
     else env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
     inputs[name] = std::move(data);
   }
   for (const auto& [name, seed] : o.generated) {
-    if (o.inputFiles.count(name)) throw Error("argument '-g=" + name + "': '" + name + "' is also loaded with -i");
+    if (o.inputFiles.count(name)) throw UserError("argument '-g=" + name + "': '" + name + "' is also loaded with -i");
     auto shape = o.shapes.find(name);
     int rank = shape != o.shapes.end() ? static_cast<int>(shape->second.size()) : rankInText(text, name);
     auto f = o.formats.find(name);
     Format format = f == o.formats.end() ? Format::dense(rank) : formatArgument(name, f->second, rank);
-    if (format.hasSparseLevel()) throw Error("argument '-g=" + name + "': generated inputs are dense");
+    if (format.hasSparseLevel()) throw UserError("argument '-g=" + name + "': generated inputs are dense");
     env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
   }
   for (const auto& [name, f] : o.formats) {
@@ -340,9 +340,9 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     Format format = formatArgument(name, f, rank);
     if (it != env.tensors.end()) {
       // A loaded tensor is csr or dense; another format would be a conversion, not supported yet.
-      if (auto unsupported = unsupportedFormat(name, format)) throw Error("argument '-f=" + name + ":" + f + "': " + *unsupported);
+      if (auto unsupported = unsupportedFormat(name, format)) throw UserError("argument '-f=" + name + ":" + f + "': " + *unsupported);
       if (format != it->second.format)
-        throw Error("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
+        throw UserError("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
       continue;
     }
     env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);
@@ -415,7 +415,7 @@ int run(int argc, char** argv) {
   if (everySparseInputGiven) options.stats = inputStats(inputs);
   FusionMode mode = fusionModeOf(program, options);
   if (o.printDecisions && mode != FusionMode::Auto)
-    throw Error("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input has data)");
+    throw UserError("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input has data)");
   FusionPlan plan;
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
@@ -444,7 +444,7 @@ int run(int argc, char** argv) {
   if (!o.writeSource.empty()) {
     try {
       writeFileAtomically(o.writeSource, source);
-    } catch (const Error& e) {
+    } catch (const UserError& e) {
       argError("-write-source=" + o.writeSource, e.what());
     }
   }
@@ -452,7 +452,7 @@ int run(int argc, char** argv) {
   if (printing && o.outputFiles.empty() && o.time == 0) return 0;
 
   for (const std::string& name : program.inputs())
-    if (!inputs.count(name)) throw Error("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
+    if (!inputs.count(name)) throw UserError("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
 
   auto start = std::chrono::steady_clock::now();
   Kernel kernel = Kernel::compile(tree, options);
@@ -481,7 +481,7 @@ int run(int argc, char** argv) {
     try {
       if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeMatrixMarket(file, *m);
       else writeMatrixMarket(file, std::get<DenseTensor>(result));
-    } catch (const Error& e) {
+    } catch (const UserError& e) {
       argError("-o=" + name + ":" + file, e.what());
     }
   }
@@ -493,7 +493,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     std::fprintf(stderr, "react-gen: %s\n", e.what());
     return apps::kExitUserError;
   } catch (const InternalError& e) {

@@ -15,7 +15,7 @@ namespace react::fuzz {
 std::optional<Program> compileProgram(const RandomProgram& p) {
   try {
     return parseIndexNotation(p.text, p.env);
-  } catch (const Error&) {
+  } catch (const UserError&) {
     return std::nullopt;
   }
 }

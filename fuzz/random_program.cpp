@@ -206,7 +206,7 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
       Program compiled;
       try {
         compiled = parseIndexNotation(text, env);
-      } catch (const Error&) {
+      } catch (const UserError&) {
         continue;  // not a valid program under react's semantics; draw another
       }
       if (!keepsValueRules({st}, compiled, values)) continue;

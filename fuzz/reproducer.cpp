@@ -68,8 +68,8 @@ std::string reproducerText(const RandomProgram& p, uint64_t seed, const Mismatch
 RandomProgram parseReproducer(const std::string& text) {
   RandomProgram p;
   std::vector<std::string> lines = split(text, '\n');
-  auto fail = [&](size_t n, const std::string& what) -> Error {
-    return Error("reproducer line " + std::to_string(n + 1) + ": " + what);
+  auto fail = [&](size_t n, const std::string& what) -> UserError {
+    return UserError("reproducer line " + std::to_string(n + 1) + ": " + what);
   };
   auto block = [&](size_t& n) {  // lines after n up to "end"; n ends on "end"
     std::string body;
@@ -118,13 +118,13 @@ RandomProgram parseReproducer(const std::string& text) {
       throw fail(n, "unknown line '" + lines[n] + "'");
     }
   }
-  if (p.statements.empty()) throw Error("reproducer: no program");
+  if (p.statements.empty()) throw UserError("reproducer: no program");
   return p;
 }
 
 RandomProgram readReproducer(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open for reading");
+  if (!in) throw UserError(path + ": cannot open for reading");
   std::stringstream s;
   s << in.rdbuf();
   return parseReproducer(s.str());

@@ -17,7 +17,7 @@ namespace react::fuzz {
 //   declare NAME FORMAT SHAPE           a declared output, e.g. "declare O1 dense -1x-1"
 //   values NAME        the input's values as Matrix Market text, up to "end"
 std::string reproducerText(const RandomProgram& p, uint64_t seed, const Mismatch& m);
-RandomProgram parseReproducer(const std::string& text);  // throws react::Error naming the line
+RandomProgram parseReproducer(const std::string& text);  // throws react::UserError naming the line
 RandomProgram readReproducer(const std::string& path);
 
 }  // namespace react::fuzz

@@ -14,12 +14,12 @@ namespace react::test {
 // col 4x1, alpha a scalar (also the environment of the parser fuzz targets).
 inline Environment kernelEnv() { return fuzz::parserEnv(); }
 
-// The message of the react::Error that `f` throws ("" if it throws none).
+// The message of the react::UserError that `f` throws ("" if it throws none).
 template <typename F>
 std::string errorOf(F&& f) {
   try {
     f();
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     return e.what();
   }
   return "";

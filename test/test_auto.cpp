@@ -141,11 +141,11 @@ TEST_CASE("association: errors") {
   std::vector<ProductChain> chains = productChains(p);
   Association leaf;
   leaf.factor = 0;
-  CHECK_THROWS_AS(associate(p, chains, {}), Error);
-  CHECK_THROWS_AS(associate(p, chains, {leaf}), Error);
+  CHECK_THROWS_AS(associate(p, chains, {}), UserError);
+  CHECK_THROWS_AS(associate(p, chains, {leaf}), UserError);
   Association twice;
   twice.parts = {leaf, leaf};
-  CHECK_THROWS_AS(associate(p, chains, {twice}), Error);
+  CHECK_THROWS_AS(associate(p, chains, {twice}), UserError);
 }
 
 // --- the choice ----------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ TEST_CASE("estimate: one long row bounds a row-parallel nest; every nest pays a 
 TEST_CASE("auto: errors") {
   Program p = spmmChain("A = S @ C @ D", 6, 6, 4, 3);
   CHECK_THROWS_WITH_AS(decideFusion(p, InputStats{}, testMachine()),
-                       "auto: no statistics for csr input 'S' (give its values, or its nnz)", Error);
+                       "auto: no statistics for csr input 'S' (give its values, or its nnz)", UserError);
   CHECK_THROWS_WITH_AS(fuse(p, FusionMode::Auto),
-                       "fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice", Error);
-  CHECK_THROWS_AS(decideFusion(p, statsOf(6, 6, 10), MachineModel{}), Error);
+                       "fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice", UserError);
+  CHECK_THROWS_AS(decideFusion(p, statsOf(6, 6, 10), MachineModel{}), UserError);
   CHECK(toString(parseFusionMode("auto")) == "auto");
 }
 

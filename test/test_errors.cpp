@@ -1,5 +1,5 @@
 // User errors apart from internal compiler errors (docs/reliability.md, "Errors"): an
-// InternalError names where react broke its rules and no `catch (const Error&)` takes it; legality
+// InternalError names where react broke its rules and no `catch (const UserError&)` takes it; legality
 // questions answer with a reason instead of an exception; auto lets an internal error out.
 #include "fusion/internal.hpp"
 #include "internal_error_report.hpp"
@@ -32,7 +32,7 @@ bool passesUserErrorHandler(F&& f) {
   try {
     try {
       f();
-    } catch (const Error&) {
+    } catch (const UserError&) {
       return false;
     }
   } catch (const InternalError&) {
@@ -82,9 +82,9 @@ TEST_CASE("internal errors: the message names the file, the line and the functio
 }
 
 TEST_CASE("internal errors: a handler for user errors does not take one") {
-  static_assert(!std::is_base_of_v<Error, InternalError>, "catch (const Error&) must not take react's bugs");
+  static_assert(!std::is_base_of_v<UserError, InternalError>, "catch (const UserError&) must not take react's bugs");
   CHECK(passesUserErrorHandler([] { internalError("impossible state"); }));
-  CHECK_FALSE(passesUserErrorHandler([] { throw Error("bad input"); }));
+  CHECK_FALSE(passesUserErrorHandler([] { throw UserError("bad input"); }));
 }
 
 TEST_CASE("legality: a re-association of SDDMM that would make the csr result dense is rejected with its reason") {
@@ -103,7 +103,7 @@ TEST_CASE("legality: a re-association of SDDMM that would make the csr result de
   Reassociation other = reassociate(p, chains, {sFirst});
   CHECK_FALSE(other.legality.ok());
   CHECK(other.legality.why == "1:1: 'A' is declared csr but its value is dense here");
-  CHECK_THROWS_WITH_AS(associate(p, chains, {sFirst}), other.legality.why.c_str(), Error);
+  CHECK_THROWS_WITH_AS(associate(p, chains, {sFirst}), other.legality.why.c_str(), UserError);
 }
 
 TEST_CASE("legality: one loop nest cannot iterate two sparse patterns on one index") {
@@ -138,7 +138,7 @@ TEST_CASE("internal errors: the verifier after a pass throws one, naming the pas
   CHECK(what.rfind("internal compiler error: after pass partial-fusion: index tree verifier: ", 0) == 0);
   CHECK(what.find("is read before it is written") != std::string::npos);
   // The same tree handed to react by a user is a user error.
-  CHECK_THROWS_AS(interpret(before, {{"S", randomCsr(6, 5, 0.5, 1)}}), Error);
+  CHECK_THROWS_AS(interpret(before, {{"S", randomCsr(6, 5, 0.5, 1)}}), UserError);
 }
 
 TEST_CASE("internal errors: auto's search lets one out instead of rejecting the candidate") {

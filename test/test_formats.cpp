@@ -37,9 +37,9 @@ TEST_CASE("dense tensors: shape, row-major layout, checked access") {
   t.at({1, 2, 3}) = 7.0;
   CHECK(t.data[1 * 12 + 2 * 4 + 3] == 7.0);
   CHECK(std::as_const(t).at({0, 0, 0}) == 1.5);
-  CHECK_THROWS_WITH_AS(t.at({2, 0, 0}), doctest::Contains("index 2 of dimension 0"), react::Error);
-  CHECK_THROWS_WITH_AS(t.at({0, 0}), doctest::Contains("2 indices for a rank-3 tensor"), react::Error);
-  CHECK_THROWS_AS(DenseTensor({2, -1}), react::Error);
+  CHECK_THROWS_WITH_AS(t.at({2, 0, 0}), doctest::Contains("index 2 of dimension 0"), react::UserError);
+  CHECK_THROWS_WITH_AS(t.at({0, 0}), doctest::Contains("2 indices for a rank-3 tensor"), react::UserError);
+  CHECK_THROWS_AS(DenseTensor({2, -1}), react::UserError);
   DenseTensor scalar;
   CHECK(scalar.rank() == 0);
   CHECK(scalar.size() == 1);
@@ -52,31 +52,31 @@ TEST_CASE("CsrMatrix::validate accepts a good matrix and names each broken invar
   CHECK_NOTHROW(CsrMatrix{}.validate());
   CsrMatrix m = sample();
   m.col = {2, 0, 0, 1, 3};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("unsorted column 0 in row 0"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("unsorted column 0 in row 0"), react::UserError);
   m = sample();
   m.col = {0, 2, 1, 1, 3};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("duplicate column 1 in row 2"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("duplicate column 1 in row 2"), react::UserError);
   m = sample();
   m.col[4] = 4;
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("column 4 in row 2 is outside 0..3"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("column 4 in row 2 is outside 0..3"), react::UserError);
   m = sample();
   m.rowptr = {0, 2, 5};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr has 3 entries, expected rows+1 = 4"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr has 3 entries, expected rows+1 = 4"), react::UserError);
   m = sample();
   m.rowptr = {0, 3, 2, 5};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr decreases at row 1"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr decreases at row 1"), react::UserError);
   m = sample();
   m.rowptr = {0, 2, 2, 4};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr[rows] is 4, expected nnz = 5"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr[rows] is 4, expected nnz = 5"), react::UserError);
   m = sample();
   m.rowptr = {1, 2, 2, 5};
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr[0] is 1"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("rowptr[0] is 1"), react::UserError);
   m = sample();
   m.val.pop_back();
-  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("val has 4 entries"), react::Error);
+  CHECK_THROWS_WITH_AS(m.validate(), doctest::Contains("val has 4 entries"), react::UserError);
   CsrMatrix64 w = react::toCsr64(sample());
   w.col = {0, 2, 0, 3, 1};
-  CHECK_THROWS_WITH_AS(w.validate(), doctest::Contains("unsorted"), react::Error);
+  CHECK_THROWS_WITH_AS(w.validate(), doctest::Contains("unsorted"), react::UserError);
 }
 
 TEST_CASE("COO -> CSR sorts, sums duplicates and keeps explicit zeros, CSR -> COO -> CSR is exact") {
@@ -93,10 +93,10 @@ TEST_CASE("COO -> CSR sorts, sums duplicates and keeps explicit zeros, CSR -> CO
   CHECK(react::cooToCsr(back) == sample());
   coo.col[1] = 4;
   CHECK_THROWS_WITH_AS(react::cooToCsr(coo), doctest::Contains("entry 1 at (0, 4) is outside the 3x4 matrix"),
-                       react::Error);
+                       react::UserError);
   coo.col[1] = 2;
   coo.val.pop_back();
-  CHECK_THROWS_AS(react::cooToCsr(coo), react::Error);
+  CHECK_THROWS_AS(react::cooToCsr(coo), react::UserError);
 }
 
 TEST_CASE("CSR <-> dense") {
@@ -109,7 +109,7 @@ TEST_CASE("CSR <-> dense") {
   noZeros.val = {1, 2, 3, 4};
   CHECK(react::denseToCsr(d) == noZeros);
   CHECK(react::csrToDense(react::denseToCsr(d)).data == d.data);
-  CHECK_THROWS_WITH_AS(react::denseToCsr(DenseTensor({2, 2, 2})), doctest::Contains("rank 3"), react::Error);
+  CHECK_THROWS_WITH_AS(react::denseToCsr(DenseTensor({2, 2, 2})), doctest::Contains("rank 3"), react::UserError);
 }
 
 TEST_CASE("CSR <-> Eigen keeps explicit zeros, fromEigen sorts and sums whatever Eigen holds") {
@@ -142,10 +142,10 @@ TEST_CASE("toCsr64 / toCsr32 round trip, toCsr32 refuses coordinates beyond 32 b
   big.col = {2500000000LL};
   big.val = {1.0};
   CHECK_NOTHROW(big.validate());
-  CHECK_THROWS_WITH_AS(react::toCsr32(big), doctest::Contains("3000000000 columns do not fit 32-bit"), react::Error);
+  CHECK_THROWS_WITH_AS(react::toCsr32(big), doctest::Contains("3000000000 columns do not fit 32-bit"), react::UserError);
   big.cols = int64_t{std::numeric_limits<int32_t>::max()} + 1;
   big.col = {int64_t{std::numeric_limits<int32_t>::max()}};
   CHECK(react::toCsr32(big).col[0] == std::numeric_limits<int32_t>::max());
   big.col = {-1};
-  CHECK_THROWS_WITH_AS(react::toCsr32(big), doctest::Contains("column coordinate -1"), react::Error);
+  CHECK_THROWS_WITH_AS(react::toCsr32(big), doctest::Contains("column coordinate -1"), react::UserError);
 }

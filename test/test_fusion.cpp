@@ -288,7 +288,7 @@ TEST_CASE("pipeline: every mode's snapshots pass the verifier") {
 TEST_CASE("modes: parse and print") {
   CHECK(toString(parseFusionMode("react")) == "react");
   CHECK(toString(FusionMode::Maximal) == "maximal");
-  CHECK_THROWS_WITH_AS(parseFusionMode("tile"), "unknown fusion mode 'tile' (expected none, maximal, react or auto)", Error);
+  CHECK_THROWS_WITH_AS(parseFusionMode("tile"), "unknown fusion mode 'tile' (expected none, maximal, react or auto)", UserError);
 }
 
 // --- differential: fused trees equal the unfused tree -------------------------------------------

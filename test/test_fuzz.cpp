@@ -169,7 +169,7 @@ TEST_CASE("fuzz: a minimised program is small and its reproducer reads back exac
   CHECK(back.inputIndices == small.inputIndices);
   REQUIRE(back.inputs.size() == small.inputs.size());
   for (const auto& [name, v] : small.inputs) CHECK(relativeError(back.inputs.at(name), v) == 0);
-  CHECK_THROWS_WITH_AS(parseReproducer("program\nA() = 1\n"), "reproducer line 2: missing 'end'", Error);
+  CHECK_THROWS_WITH_AS(parseReproducer("program\nA() = 1\n"), "reproducer line 2: missing 'end'", UserError);
 }
 
 TEST_CASE("fuzz: shrinking an index slices every input that uses it") {

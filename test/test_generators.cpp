@@ -79,8 +79,8 @@ TEST_CASE("uniformRandom: deterministic, requested size and density, valid") {
   CHECK_NOTHROW(dense.validate());
   CHECK(react::uniformRandom(5, 4, 100.0, 3).nnz() == 20);  // capped at full rows
   CHECK(react::uniformRandom(0, 0, 3.0, 1).nnz() == 0);
-  CHECK_THROWS_AS(react::uniformRandom(-1, 5, 1.0, 1), react::Error);
-  CHECK_THROWS_AS(react::uniformRandom(5, 5, -1.0, 1), react::Error);
+  CHECK_THROWS_AS(react::uniformRandom(-1, 5, 1.0, 1), react::UserError);
+  CHECK_THROWS_AS(react::uniformRandom(5, 5, -1.0, 1), react::UserError);
 }
 
 TEST_CASE("powerLaw: skewed row lengths around the requested average") {
@@ -98,7 +98,7 @@ TEST_CASE("powerLaw: skewed row lengths around the requested average") {
   CHECK(averageRowLength(milder) == doctest::Approx(8.0).epsilon(0.05));
   CHECK(maxRowLength(milder) < maxRowLength(a));
   CHECK(maxRowLength(milder) > 4 * 8);
-  CHECK_THROWS_AS(react::powerLaw(100, 4.0, 1, 1.0), react::Error);
+  CHECK_THROWS_AS(react::powerLaw(100, 4.0, 1, 1.0), react::UserError);
 }
 
 TEST_CASE("banded: every entry within the band, the band full, deterministic values") {
@@ -113,7 +113,7 @@ TEST_CASE("banded: every entry within the band, the band full, deterministic val
   CHECK(averageRowLength(a) == doctest::Approx(2 * hb + 1).epsilon(0.01));
   CHECK(valuesInUnitInterval(a.val));
   CHECK(react::banded(1, 5, 1).nnz() == 1);
-  CHECK_THROWS_AS(react::banded(10, -1, 1), react::Error);
+  CHECK_THROWS_AS(react::banded(10, -1, 1), react::UserError);
 }
 
 TEST_CASE("randomDense: deterministic, uniform in 0..1, any rank") {

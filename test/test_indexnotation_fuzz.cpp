@@ -1,5 +1,5 @@
 // Parsing never crashes or hangs: random bytes, random token soups and mutated kernels. Only
-// react::Error may escape, and whatever parses also round-trips through the printer.
+// react::UserError may escape, and whatever parses also round-trips through the printer.
 #include "indexnotation_test_util.hpp"
 
 #include <random>
@@ -21,7 +21,7 @@ int parseAll(const std::string& text, const Environment& env) {
       decls.tensors = p.tensors;
       Program q = parseIndexNotation(p.str(), decls);
       if (!(q == p)) FAIL_CHECK("round trip changed the program:\n" << text << "\n->\n" << p.str());
-    } catch (const Error&) {
+    } catch (const UserError&) {
     } catch (const std::exception& e) {
       FAIL_CHECK("non-react exception '" << e.what() << "' for: " << text);
     }

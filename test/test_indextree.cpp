@@ -93,7 +93,7 @@ void requireRejected(const IndexTree& t, const std::string& fragment) {
   INFO(legality.why);
   REQUIRE_FALSE(legality.ok());
   CHECK(legality.why.find(fragment) != std::string::npos);
-  CHECK_THROWS_WITH_AS(verifyTree(t), legality.why.c_str(), Error);
+  CHECK_THROWS_WITH_AS(verifyTree(t), legality.why.c_str(), UserError);
 }
 }  // namespace
 

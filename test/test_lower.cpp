@@ -189,7 +189,7 @@ TEST_CASE("JIT: extra flags reach the compiler and are part of the cache key") {
   JitOptions o = testCache();
   std::string src = "#ifndef REACT_EXTRA_FLAG\n#error the extra flag did not arrive\n#endif\n"
                     "extern \"C\" void react_kernel() {}\n";
-  CHECK_THROWS_AS(jitCompile(src, Target::OpenMP, o), Error);
+  CHECK_THROWS_AS(jitCompile(src, Target::OpenMP, o), UserError);
   o.extraFlags = "-DREACT_EXTRA_FLAG -O0";
   CompiledLibrary lib = jitCompile(src, Target::OpenMP, o);
   CHECK(static_cast<bool>(lib.function));
@@ -200,7 +200,7 @@ TEST_CASE("JIT: a compile error names the generated file") {
   try {
     jitCompile("extern \"C\" void react_kernel() { this is not C++; }\n", Target::OpenMP, o);
     FAIL("compiled invalid source");
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     std::string m = e.what();
     CHECK(m.find("JIT: compiling generated source") != std::string::npos);
     CHECK(m.find(o.cacheDir) != std::string::npos);
@@ -215,13 +215,13 @@ TEST_CASE("kernel: inputs of the wrong format or shape are rejected by name") {
   TensorValues in = benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[0].inputs;
   TensorValues missing = in;
   missing.erase("B");
-  CHECK_THROWS_WITH_AS(k.run(missing), "kernel: no value given for input 'B'", Error);
+  CHECK_THROWS_WITH_AS(k.run(missing), "kernel: no value given for input 'B'", UserError);
   TensorValues wrong = in;
   wrong["B"] = DenseTensor({5, 3});
-  CHECK_THROWS_WITH_AS(k.run(wrong), "kernel: input 'B' dimension 1 is 3 but index 'k' has size 4", Error);
+  CHECK_THROWS_WITH_AS(k.run(wrong), "kernel: input 'B' dimension 1 is 3 but index 'k' has size 4", UserError);
   TensorValues dense = in;
   dense["S"] = DenseTensor({5, 5});
-  CHECK_THROWS_WITH_AS(k.run(dense), "kernel: input 'S' is declared csr but given dense", Error);
+  CHECK_THROWS_WITH_AS(k.run(dense), "kernel: input 'S' is declared csr but given dense", UserError);
   // A kernel serves any matrix size: rows and columns come from S.
   KernelCase bigger = benchmarkKernels(randomCsr(9, 7, 0.5, 4), 4, 1)[0];
   Program resized = parseProgram(bigger.text, bigger.env);

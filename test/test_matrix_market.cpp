@@ -30,11 +30,11 @@ DenseTensor dense(const std::string& text) {
   return std::get<DenseTensor>(react::parseMatrixMarket(text, "inline.mtx"));
 }
 
-// The message of the react::Error that parsing `text` as file `name` raises.
+// The message of the react::UserError that parsing `text` as file `name` raises.
 std::string errorOf(const std::string& text, const std::string& name = "bad.mtx") {
   try {
     react::parseMatrixMarket(text, name);
-  } catch (const react::Error& e) {
+  } catch (const react::UserError& e) {
     return e.what();
   }
   FAIL("no error for " << name);
@@ -188,8 +188,8 @@ TEST_CASE("array files round-trip through the dense writer, readMatrixMarketCsr 
   CHECK(std::get<DenseTensor>(react::readMatrixMarket(path)).data == t.data);
   react::writeMatrixMarket(path, DenseTensor({4}, 2.5));  // a vector is a 4 x 1 matrix
   CHECK(std::get<DenseTensor>(react::readMatrixMarket(path)).shape == std::vector<int64_t>{4, 1});
-  CHECK_THROWS_WITH_AS(react::readMatrixMarketCsr(path), doctest::Contains("expected a 'coordinate'"), react::Error);
-  CHECK_THROWS_AS(react::writeMatrixMarket(path, DenseTensor({2, 2, 2})), react::Error);
+  CHECK_THROWS_WITH_AS(react::readMatrixMarketCsr(path), doctest::Contains("expected a 'coordinate'"), react::UserError);
+  CHECK_THROWS_AS(react::writeMatrixMarket(path, DenseTensor({2, 2, 2})), react::UserError);
   fs::remove(path);
 }
 
@@ -218,9 +218,9 @@ TEST_CASE("comments, blank lines, tabs, CRLF and a missing final newline are acc
 
 TEST_CASE("a file that cannot be opened names the file") {
   CHECK_THROWS_WITH_AS(react::readMatrixMarket("/nonexistent/x.mtx"), doctest::Contains("/nonexistent/x.mtx"),
-                       react::Error);
+                       react::UserError);
   CHECK_THROWS_WITH_AS(react::writeMatrixMarket("/nonexistent/y.mtx", CsrMatrix{}),
-                       doctest::Contains("/nonexistent/y.mtx"), react::Error);
+                       doctest::Contains("/nonexistent/y.mtx"), react::UserError);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -141,16 +141,16 @@ TEST_CASE("JIT: the cache is created private, and a cache others can write is re
   CHECK((st.st_mode & 0777) == 0700);
   ::chmod(o.cacheDir.c_str(), 0777);
   CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o),
-                       doctest::Contains("is writable by other users (mode 0777): refusing to load kernels from it"), Error);
+                       doctest::Contains("is writable by other users (mode 0777): refusing to load kernels from it"), UserError);
   ::chmod(o.cacheDir.c_str(), 0775);
-  CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o), doctest::Contains("writable by other users"), Error);
+  CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o), doctest::Contains("writable by other users"), UserError);
   ::chmod(o.cacheDir.c_str(), 0755);
   CHECK(jitCompile(kernelSource(1.0), Target::OpenMP, o).cacheHit);
   // Another user's directory, private or not (only root can hand one over to test it).
   if (::geteuid() == 0) {
     REQUIRE(::chown(o.cacheDir.c_str(), 65534, 65534) == 0);
     CHECK_THROWS_WITH_AS(jitCompile(kernelSource(1.0), Target::OpenMP, o),
-                         doctest::Contains("belongs to another user (uid 65534): refusing to load kernels from it"), Error);
+                         doctest::Contains("belongs to another user (uid 65534): refusing to load kernels from it"), UserError);
     REQUIRE(::chown(o.cacheDir.c_str(), 0, 0) == 0);
   }
 }
@@ -179,7 +179,7 @@ TEST_CASE("writes replace a file whole or leave it as it was") {
   std::string dir = freshDirectory("atomic");
   std::string path = dir + "/out.mtx";
   writeFileAtomically(path, "old");
-  CHECK_THROWS_AS(writeFileAtomically(dir + "/missing/out.mtx", "new"), Error);
+  CHECK_THROWS_AS(writeFileAtomically(dir + "/missing/out.mtx", "new"), UserError);
   writeFileAtomically(path, "new");
   CHECK(readText(path) == "new");
   size_t files = 0;
@@ -193,6 +193,6 @@ TEST_CASE("child processes get their arguments as they are") {
   CHECK(runProcess({"/bin/echo", "a'b", "$(touch x)", "; rm -rf /"}, out) == 0);
   CHECK(readText(out) == "a'b $(touch x) ; rm -rf /\n");
   CHECK(runProcess({"/bin/sh", "-c", "exit 3"}) == 3);
-  CHECK_THROWS_WITH_AS(runProcess({"/nonexistent/program"}), doctest::Contains("cannot run '/nonexistent/program'"), Error);
+  CHECK_THROWS_WITH_AS(runProcess({"/nonexistent/program"}), doctest::Contains("cannot run '/nonexistent/program'"), UserError);
   CHECK(splitWords("  g++ -O3\t-fPIC \n") == std::vector<std::string>{"g++", "-O3", "-fPIC"});
 }

@@ -1,4 +1,4 @@
-// Sizes from user input that do not fit: every one is a react::Error naming what needed the memory
+// Sizes from user input that do not fit: every one is a react::UserError naming what needed the memory
 // and how much (formats.hpp, "Sizes"), never a crash, a wrapped-around size or an uncaught
 // std::bad_alloc (in an OpenMP region, std::terminate).
 #include "support.hpp"

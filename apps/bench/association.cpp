@@ -30,7 +30,7 @@ VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const 
   }
   if (v.rightAssociated) {
     std::vector<ProductChain> chains = productChains(p);
-    if (chains.empty()) throw Error(k.label() + " has no product chain to associate otherwise");
+    if (chains.empty()) throw UserError(k.label() + " has no product chain to associate otherwise");
     std::vector<Association> orders;
     for (const ProductChain& c : chains) orders.push_back(rightmost(static_cast<int>(c.factors.size())));
     p = associate(p, chains, orders);

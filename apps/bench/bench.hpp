@@ -30,7 +30,7 @@ struct BenchKernel {
 };
 
 const std::vector<std::string>& kernelNames();
-// names: kernel names or "all"; throws react::Error on an unknown name.
+// names: kernel names or "all"; throws react::UserError on an unknown name.
 std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names, const DenseSizes& sizes);
 // S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data);
 // norm_row and softmax read S's pattern with positive values (kernels.cpp says why).
@@ -58,14 +58,14 @@ struct VariantSpec {
 const std::vector<std::string>& variantNames();  // every variant, in report order
 // The program a react variant compiles for `s` and the mode it compiles it in: the kernel's own
 // program, its right-associated form ("-right"), or auto's choice for s's statistics. Throws
-// react::Error for "-right" on a kernel without a product chain.
+// react::UserError for "-right" on a kernel without a product chain.
 struct VariantProgram {
   Program program;        // as the variant writes it (re-associated for "-right")
   IndexTree tree;         // what is compiled: the mode's fusion of it, or auto's chosen tree
   std::string choice;     // auto: "auto chose react re-associated; S(i,k) * (C(k,h) * D(h,j))"
 };
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit);
-// A comma list of variant names, or "all"; throws react::Error naming an unknown variant.
+// A comma list of variant names, or "all"; throws react::UserError naming an unknown variant.
 std::vector<VariantSpec> parseVariants(const std::string& list);
 
 // One variant bound to one (kernel, matrix): inputs borrowed, outputs and temporaries allocated

@@ -20,7 +20,7 @@ std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names,
       continue;
     }
     if (std::find(kernelNames().begin(), kernelNames().end(), n) == kernelNames().end())
-      throw Error("unknown kernel '" + n + "' (expected sddmm, spmm_mm, norm_row, softmax or all)");
+      throw UserError("unknown kernel '" + n + "' (expected sddmm, spmm_mm, norm_row, softmax or all)");
     wanted.push_back(n);
   }
   std::vector<BenchKernel> kernels;

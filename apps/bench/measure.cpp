@@ -61,7 +61,7 @@ double measureDeviceCopyBandwidth(const KokkosRuntime& device, size_t bytesPerAr
   const size_t bytes = init.size() * sizeof(double);
   void* a = device.allocate(bytes);
   void* b = device.allocate(bytes);
-  if (!a || !b) throw Error("bandwidth: cannot allocate " + std::to_string(bytes) + " bytes on the device");
+  if (!a || !b) throw UserError("bandwidth: cannot allocate " + std::to_string(bytes) + " bytes on the device");
   device.copy(b, init.data(), bytes, static_cast<int>(CopyKind::HostToDevice));
   device.copy(a, b, bytes, static_cast<int>(CopyKind::DeviceToDevice));  // warm-up
   double best = 0;

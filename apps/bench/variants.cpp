@@ -49,10 +49,10 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
   }
   for (const std::string& name : names)
     if (std::find(variantNames().begin(), variantNames().end(), name) == variantNames().end())
-      throw Error("unknown variant '" + name + "' (expected a comma list of: all, none-openmp, maximal-openmp, "
+      throw UserError("unknown variant '" + name + "' (expected a comma list of: all, none-openmp, maximal-openmp, "
                   "react-openmp, none-kokkos, maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels, "
                   "auto-openmp, none-openmp-right, maximal-openmp-right, react-openmp-right)");
-  if (specs.empty()) throw Error("no variant given");
+  if (specs.empty()) throw UserError("no variant given");
   return specs;
 }
 
@@ -96,13 +96,13 @@ void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std
     workers.emplace_back([&] {
       for (size_t n; (n = next++) < sources.size();) try {
           jitCompile(sources[n].first, sources[n].second, jit_);
-        } catch (const Error& e) {
+        } catch (const UserError& e) {
           errors[n] = e.what();
         }
     });
   for (std::thread& t : workers) t.join();
   for (const std::string& e : errors)
-    if (!e.empty()) throw Error(e);
+    if (!e.empty()) throw UserError(e);
   compileSeconds_ += secondsSince(start);
 }
 

@@ -1,4 +1,4 @@
-// libFuzzer target: parseMatrixMarket on arbitrary text. react::Error is an expected outcome; a
+// libFuzzer target: parseMatrixMarket on arbitrary text. react::UserError is an expected outcome; a
 // matrix that is returned must satisfy the CSR invariants (validate) or the declared dense shape.
 #include "formats/formats.hpp"
 
@@ -36,13 +36,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   react::MarketData m;
   try {
     m = react::parseMatrixMarket(text, "fuzz");
-  } catch (const react::Error&) {
+  } catch (const react::UserError&) {
     return 0;
   }
   if (const react::CsrMatrix* csr = std::get_if<react::CsrMatrix>(&m)) {
     try {
       csr->validate();
-    } catch (const react::Error& e) {
+    } catch (const react::UserError& e) {
       std::fprintf(stderr, "reader returned an invalid csr matrix: %s\n", e.what());
       std::abort();
     }

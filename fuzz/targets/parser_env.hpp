@@ -29,14 +29,14 @@ inline const Environment& parserEnv() {
   return env;
 }
 
-// Runs `parse` on the text; react::Error is an expected outcome. A program that parses must read
+// Runs `parse` on the text; react::UserError is an expected outcome. A program that parses must read
 // back from its printed form (docs/semantics.md, Text); a difference aborts (a finding).
 template <typename Parse>
 void parseAndRoundTrip(const std::string& text, Parse parse) {
   Program p;
   try {
     p = parse(text, parserEnv());
-  } catch (const Error&) {
+  } catch (const UserError&) {
     return;
   }
   Environment decls;  // everything, so outputs declared in the environment keep their format
@@ -44,7 +44,7 @@ void parseAndRoundTrip(const std::string& text, Parse parse) {
   Program q;
   try {
     q = parseIndexNotation(p.str(), decls);
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     std::fprintf(stderr, "printed program does not parse back: %s\n%s\n", e.what(), p.str().c_str());
     std::abort();
   }

@@ -19,7 +19,7 @@ std::string dims(int64_t rows, int64_t cols) { return std::to_string(rows) + "x"
 
 void checkCols32(int64_t cols, const char* where) {
   if (cols > kMaxIndex32 + 1)
-    throw Error(std::string(where) + ": " + std::to_string(cols) +
+    throw UserError(std::string(where) + ": " + std::to_string(cols) +
                 " columns do not fit 32-bit column coordinates (at most 2147483648)");
 }
 
@@ -28,7 +28,7 @@ void checkCols32(int64_t cols, const char* where) {
 // ---------------------------------------------------------------------------------------------
 template <typename Index>
 void CsrMatrixT<Index>::validate() const {
-  auto fail = [](const std::string& what) { throw Error("invalid CSR matrix: " + what); };
+  auto fail = [](const std::string& what) { throw UserError("invalid CSR matrix: " + what); };
   if (rows < 0 || cols < 0) fail("negative size " + dims(rows, cols));
   if (static_cast<int64_t>(rowptr.size()) != rows + 1)
     fail("rowptr has " + std::to_string(rowptr.size()) + " entries, expected rows+1 = " + std::to_string(rows + 1));
@@ -86,7 +86,7 @@ CsrMatrix toCsr32(const CsrMatrix64& a) {
   b.col.resize(a.col.size());
   for (size_t k = 0; k < a.col.size(); ++k) {
     if (a.col[k] < 0 || a.col[k] > kMaxIndex32)
-      throw Error("toCsr32: column coordinate " + std::to_string(a.col[k]) + " (entry " + std::to_string(k) +
+      throw UserError("toCsr32: column coordinate " + std::to_string(a.col[k]) + " (entry " + std::to_string(k) +
                   ") does not fit in 32 bits");
     b.col[k] = static_cast<int32_t>(a.col[k]);
   }
@@ -287,15 +287,15 @@ template CsrMatrix buildCsr<int64_t>(int64_t, int64_t, const std::vector<Triplet
 
 // ---------------------------------------------------------------------------------------------
 CsrMatrix cooToCsr(const CooMatrix& coo) {
-  if (coo.rows < 0 || coo.cols < 0) throw Error("cooToCsr: negative size " + dims(coo.rows, coo.cols));
+  if (coo.rows < 0 || coo.cols < 0) throw UserError("cooToCsr: negative size " + dims(coo.rows, coo.cols));
   checkCols32(coo.cols, "cooToCsr");
   const int64_t n = coo.entries();
   if (static_cast<int64_t>(coo.col.size()) != n || static_cast<int64_t>(coo.val.size()) != n)
-    throw Error("cooToCsr: row, col and val have different lengths (" + std::to_string(n) + ", " +
+    throw UserError("cooToCsr: row, col and val have different lengths (" + std::to_string(n) + ", " +
                 std::to_string(coo.col.size()) + ", " + std::to_string(coo.val.size()) + ")");
   for (int64_t k = 0; k < n; ++k)
     if (coo.row[k] < 0 || coo.row[k] >= coo.rows || coo.col[k] < 0 || coo.col[k] >= coo.cols)
-      throw Error("cooToCsr: entry " + std::to_string(k) + " at (" + std::to_string(coo.row[k]) + ", " +
+      throw UserError("cooToCsr: entry " + std::to_string(k) + " at (" + std::to_string(coo.row[k]) + ", " +
                   std::to_string(coo.col[k]) + ") is outside the " + dims(coo.rows, coo.cols) + " matrix");
   detail::TripletSpan<int64_t> span{coo.row.data(), coo.col.data(), coo.val.data(), n};
   return detail::buildCsr<int64_t>(coo.rows, coo.cols, {span}, detail::Mirror::None, "cooToCsr");
@@ -322,7 +322,7 @@ DenseTensor csrToDense(const CsrMatrix& csr) {
 }
 
 CsrMatrix denseToCsr(const DenseTensor& dense) {
-  if (dense.rank() != 2) throw Error("denseToCsr: expected a rank-2 tensor, got rank " + std::to_string(dense.rank()));
+  if (dense.rank() != 2) throw UserError("denseToCsr: expected a rank-2 tensor, got rank " + std::to_string(dense.rank()));
   checkCols32(dense.shape[1], "denseToCsr");
   CsrMatrix m;
   m.rows = dense.shape[0];

@@ -13,7 +13,7 @@ int64_t checkedElementCount(const std::vector<int64_t>& extents, int64_t element
   int64_t elements = 1, bytes = elementBytes;
   for (int64_t extent : extents)
     if (__builtin_mul_overflow(elements, extent, &elements) || __builtin_mul_overflow(bytes, extent, &bytes))
-      throw Error(what + " needs more than 2^63 bytes");
+      throw UserError(what + " needs more than 2^63 bytes");
   return elements;
 }
 
@@ -39,7 +39,7 @@ std::string bytesText(int64_t bytes) {
 DenseTensor::DenseTensor(std::vector<int64_t> shp, double fill, const std::string& name) : shape(std::move(shp)) {
   for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] < 0)
-      throw Error("DenseTensor: dimension " + std::to_string(d) + " has negative size " + std::to_string(shape[d]));
+      throw UserError("DenseTensor: dimension " + std::to_string(d) + " has negative size " + std::to_string(shape[d]));
   const std::string what =
       (name.empty() ? std::string("a dense tensor") : "tensor '" + name + "'") + " (" + extentsText(shape, "doubles") + ")";
   const int64_t n = checkedElementCount(shape, sizeof(double), what);
@@ -50,13 +50,13 @@ namespace {
 
 int64_t offsetOf(const std::vector<int64_t>& shape, std::initializer_list<int64_t> idx) {
   if (idx.size() != shape.size())
-    throw Error("DenseTensor::at: " + std::to_string(idx.size()) + " indices for a rank-" +
+    throw UserError("DenseTensor::at: " + std::to_string(idx.size()) + " indices for a rank-" +
                 std::to_string(shape.size()) + " tensor");
   int64_t off = 0;
   size_t d = 0;
   for (int64_t i : idx) {
     if (i < 0 || i >= shape[d])
-      throw Error("DenseTensor::at: index " + std::to_string(i) + " of dimension " + std::to_string(d) +
+      throw UserError("DenseTensor::at: index " + std::to_string(i) + " of dimension " + std::to_string(d) +
                   " is outside 0.." + std::to_string(shape[d] - 1));
     off = off * shape[d] + i;
     ++d;

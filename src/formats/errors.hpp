@@ -10,13 +10,13 @@ namespace react {
 // A user error: bad input (a file, an expression, an argument, a format react does not support).
 // Its message names where the problem is (file:line, line:column, the argument); apps print
 // what() and exit 1.
-class Error : public std::runtime_error {
+class UserError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // An internal compiler error: react broke one of its own rules (a pass made an invalid tree, an
-// impossible state). It is not a react::Error, so `catch (const Error&)` never takes react's bug
+// impossible state). It is not a react::UserError, so `catch (const UserError&)` never takes react's bug
 // for a user's mistake, and no legality check swallows it; apps report it as a bug (exit 70).
 // what() is "internal compiler error: <message> (at <file>:<line> in <function>)"; a message of
 // several lines (a tree after it) has the location at the end of its first line.

@@ -14,7 +14,7 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
   static std::atomic<unsigned> writes{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(writes++);
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
+  if (!f) throw UserError(path + ": cannot open for writing: " + std::strerror(errno));
   bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   int err = errno;
   ok = (std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0) && ok;
@@ -29,7 +29,7 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
   }
   if (!ok) {
     std::remove(tmp.c_str());
-    throw Error(path + ": cannot write: " + std::strerror(err));
+    throw UserError(path + ": cannot write: " + std::strerror(err));
   }
 }
 

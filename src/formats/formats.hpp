@@ -22,25 +22,25 @@ namespace react {
 // ---------------------------------------------------------------------------------------------
 // Sizes. Every element count computed from user input (a shape, a file's size line, index extents)
 // goes through checkedElementCount, and every allocation sized by user input through
-// allocateOrThrow, so that an impossible size is a react::Error that names what needed the memory
+// allocateOrThrow, so that an impossible size is a react::UserError that names what needed the memory
 // and how much, never a wrapped-around size, a crash or an uncaught std::bad_alloc.
 
 // The number of elements of an array with these extents (each >= 0), checked so that it and its
-// size in bytes (elementBytes each) fit int64_t; otherwise throws react::Error
+// size in bytes (elementBytes each) fit int64_t; otherwise throws react::UserError
 // "<what> needs more than 2^63 bytes".
 int64_t checkedElementCount(const std::vector<int64_t>& extents, int64_t elementBytes, const std::string& what);
 // "4294967296 x 4294967296 doubles": extents and element kind, for `what` above.
 std::string extentsText(const std::vector<int64_t>& extents, const std::string& elements);
 // A byte count for messages: "745 GiB", "1.5 MiB", "24 bytes".
 std::string bytesText(int64_t bytes);
-// Returns allocate()'s result; a std::bad_alloc it throws becomes react::Error
+// Returns allocate()'s result; a std::bad_alloc it throws becomes react::UserError
 // "<what> needs <bytes>: cannot allocate".
 template <typename Allocate>
 auto allocateOrThrow(const std::string& what, int64_t bytes, Allocate&& allocate) -> decltype(allocate()) {
   try {
     return allocate();
   } catch (const std::bad_alloc&) {
-    throw Error(what + " needs " + bytesText(bytes) + ": cannot allocate");
+    throw UserError(what + " needs " + bytesText(bytes) + ": cannot allocate");
   }
 }
 
@@ -50,7 +50,7 @@ auto allocateOrThrow(const std::string& what, int64_t bytes, Allocate&& allocate
 // converts to a float array and back without loss (the kernel binding does, lower.hpp).
 enum class ValueType { Float32, Float64 };
 std::string toString(ValueType t);  // "float32" / "float64"
-// "float32" or "float64"; anything else is react::Error
+// "float32" or "float64"; anything else is react::UserError
 // "<argument>: unknown value type 'x' (expected float32 or float64)".
 ValueType parseValueType(const std::string& text, const std::string& argument);
 int64_t valueBytes(ValueType t);  // 4 or 8
@@ -87,7 +87,7 @@ struct CsrMatrixT {
   ValueType valueType = ValueType::Float64;  // the values are of this type (see "Value types")
 
   int64_t nnz() const { return static_cast<int64_t>(col.size()); }
-  // Throws react::Error naming the first broken invariant (a value that is not of valueType too).
+  // Throws react::UserError naming the first broken invariant (a value that is not of valueType too).
   void validate() const;
   // Records t and rounds every value to it.
   void setValueType(ValueType t);
@@ -100,7 +100,7 @@ using CsrMatrix = CsrMatrixT<int32_t>;
 using CsrMatrix64 = CsrMatrixT<int64_t>;
 
 CsrMatrix64 toCsr64(const CsrMatrix& a);
-CsrMatrix toCsr32(const CsrMatrix64& a);  // throws react::Error if a coordinate does not fit
+CsrMatrix toCsr32(const CsrMatrix64& a);  // throws react::UserError if a coordinate does not fit
 
 // ---------------------------------------------------------------------------------------------
 // COO: unsorted triplets, duplicates allowed (summed on conversion to CSR).

@@ -21,14 +21,14 @@ uint64_t stream(int64_t row, Phase p) { return static_cast<uint64_t>(row) * 4 + 
 
 void checkSize(const char* gen, int64_t rows, int64_t cols) {
   if (rows < 0 || cols < 0)
-    throw Error(std::string(gen) + ": negative size " + std::to_string(rows) + "x" + std::to_string(cols));
+    throw UserError(std::string(gen) + ": negative size " + std::to_string(rows) + "x" + std::to_string(cols));
   if (cols > int64_t{std::numeric_limits<int32_t>::max()} + 1)
-    throw Error(std::string(gen) + ": " + std::to_string(cols) + " columns do not fit 32-bit coordinates");
+    throw UserError(std::string(gen) + ": " + std::to_string(cols) + " columns do not fit 32-bit coordinates");
 }
 
 void checkAverage(const char* gen, double avg) {
   if (!(avg >= 0.0) || !std::isfinite(avg))
-    throw Error(std::string(gen) + ": average nonzeros per row must be finite and >= 0, got " + std::to_string(avg));
+    throw UserError(std::string(gen) + ": average nonzeros per row must be finite and >= 0, got " + std::to_string(avg));
 }
 
 // Rounds x up or down at random so that the expected result is x.
@@ -138,7 +138,7 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
   checkSize("powerLaw", n, n);
   checkAverage("powerLaw", avgNnzPerRow);
   if (!(exponent > 1.0) || !std::isfinite(exponent))
-    throw Error("powerLaw: exponent must be finite and > 1, got " + std::to_string(exponent));
+    throw UserError("powerLaw: exponent must be finite and > 1, got " + std::to_string(exponent));
   // Row weights from a Pareto law with P(w) ~ w^-exponent (w >= 1) ...
   std::vector<double> w = perRow<double>("powerLaw", "row weights", n);
   double sum = 0.0;
@@ -171,7 +171,7 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
 
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed, ValueType type) {
   checkSize("banded", n, n);
-  if (halfBandwidth < 0) throw Error("banded: half bandwidth must be >= 0, got " + std::to_string(halfBandwidth));
+  if (halfBandwidth < 0) throw UserError("banded: half bandwidth must be >= 0, got " + std::to_string(halfBandwidth));
   std::vector<int64_t> len = perRow<int64_t>("banded", "row lengths", n);
   auto first = [=](int64_t r) { return std::max<int64_t>(0, r - halfBandwidth); };
   auto last = [=](int64_t r) { return std::min<int64_t>(n - 1, r + halfBandwidth); };

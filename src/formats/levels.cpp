@@ -23,7 +23,7 @@ bool isIdentity(const std::vector<int>& ordering) { return ordering == identity(
 
 void requireRank(const char* name, int rank, int least) {
   if (rank < least)
-    throw Error("format " + std::string(name) + " needs a tensor of rank " + std::to_string(least) + " or more, not " +
+    throw UserError("format " + std::string(name) + " needs a tensor of rank " + std::to_string(least) + " or more, not " +
                 std::to_string(rank));
 }
 
@@ -34,7 +34,7 @@ Level levelOfLetter(char c, const std::string& text) {
     case 'u': return Level::compressed(false);
     case 'q': return Level::singleton();
     case 'c': return Level::singleton(false);
-    default: throw Error("unknown format '" + text + "' (" + kExpected + ")");
+    default: throw UserError("unknown format '" + text + "' (" + kExpected + ")");
   }
 }
 
@@ -45,7 +45,7 @@ std::vector<int> orderingOf(const std::string& text, const std::string& whole) {
     size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty() || item.size() > 3 || item.find_first_not_of("0123456789") != std::string::npos)
-      throw Error("format '" + whole + "': ordering '" + text + "' is not a list of dimensions such as 1,0,2");
+      throw UserError("format '" + whole + "': ordering '" + text + "' is not a list of dimensions such as 1,0,2");
     out.push_back(std::stoi(item));
     if (comma == std::string::npos) return out;
     start = comma + 1;
@@ -81,7 +81,7 @@ Format::Format(std::vector<Level> levels, std::vector<int> ordering)
   if (sorted != identity(levels_.size())) {
     std::string text;
     for (int d : ordering_) text += (text.empty() ? "" : ",") + std::to_string(d);
-    throw Error("mode ordering " + text + " is not a permutation of the " + std::to_string(levels_.size()) +
+    throw UserError("mode ordering " + text + " is not a permutation of the " + std::to_string(levels_.size()) +
                 " dimensions 0.." + std::to_string(static_cast<int>(levels_.size()) - 1));
   }
 }
@@ -107,7 +107,7 @@ Format Format::csf(int rank) {
 
 int Format::levelOf(int dimension) const {
   auto it = std::find(ordering_.begin(), ordering_.end(), dimension);
-  if (it == ordering_.end()) throw Error("format " + str() + " has no dimension " + std::to_string(dimension));
+  if (it == ordering_.end()) throw UserError("format " + str() + " has no dimension " + std::to_string(dimension));
   return static_cast<int>(it - ordering_.begin());
 }
 
@@ -140,18 +140,18 @@ Format parseFormat(const std::string& text, int rank) {
   if (text == "csf") return Format::csf(rank);
   size_t colon = text.find(':');
   std::string letters = text.substr(0, colon);
-  if (letters.empty()) throw Error("unknown format '" + text + "' (" + kExpected + ")");
+  if (letters.empty()) throw UserError("unknown format '" + text + "' (" + kExpected + ")");
   std::vector<Level> levels;
   for (char c : letters) levels.push_back(levelOfLetter(c, text));
   if (colon == std::string::npos) return Format(levels);
   std::vector<int> ordering = orderingOf(text.substr(colon + 1), text);
   if (ordering.size() != levels.size())
-    throw Error("format '" + text + "': the ordering names " + std::to_string(ordering.size()) + " dimensions but there are " +
+    throw UserError("format '" + text + "': the ordering names " + std::to_string(ordering.size()) + " dimensions but there are " +
                 std::to_string(levels.size()) + " levels");
   try {
     return Format(levels, ordering);
-  } catch (const Error& e) {
-    throw Error("format '" + text + "': " + e.what());
+  } catch (const UserError& e) {
+    throw UserError("format '" + text + "': " + e.what());
   }
 }
 

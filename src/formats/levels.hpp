@@ -70,7 +70,7 @@ class Format {
   // infers.
   Format() = default;
   // `levels` one per dimension, outermost first; `ordering` empty means the identity. Throws
-  // react::Error when it is not a permutation of 0..levels.size()-1.
+  // react::UserError when it is not a permutation of 0..levels.size()-1.
   explicit Format(std::vector<Level> levels, std::vector<int> ordering = {});
 
   // The named configurations.
@@ -105,7 +105,7 @@ class Format {
 // Reads a format as react-gen's -f= option spells it: a name (dense, csr, csc, dcsr, coo, csf)
 // or TACO's level letters (d, s, u, q, c; "ds", "sss", "uq") with an optional mode ordering
 // after ':' ("sss:1,0,2"). `rank` is the tensor's, for the names of any rank (dense, coo, csf).
-// parseFormat(f.str(), f.rank()) == f. Throws react::Error "unknown format 'x' (expected ...)"
+// parseFormat(f.str(), f.rank()) == f. Throws react::UserError "unknown format 'x' (expected ...)"
 // and the like; the caller names the argument.
 Format parseFormat(const std::string& text, int rank);
 

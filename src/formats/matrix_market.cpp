@@ -80,7 +80,7 @@ std::string describe(const char* at, const char* e) {
 int64_t lineOf(const Source& src, const char* at) { return 1 + std::count(src.begin, at, '\n'); }
 
 [[noreturn]] void fail(const Source& src, const char* at, const std::string& expected, const std::string& got) {
-  throw Error(src.name + ":" + std::to_string(lineOf(src, at)) + ": expected " + expected + ", got " + got);
+  throw UserError(src.name + ":" + std::to_string(lineOf(src, at)) + ": expected " + expected + ", got " + got);
 }
 [[noreturn]] void fail(const Source& src, const char* at, const std::string& expected) {
   fail(src, at, expected, describe(at, src.end));
@@ -353,12 +353,12 @@ DenseTensor assembleArray(const std::string& name, const Header& h, const std::v
 
 std::string readFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
+  if (fd < 0) throw UserError(path + ": cannot open for reading: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     const int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
     ::close(fd);
-    throw Error(path + ": cannot read: " + std::strerror(err));
+    throw UserError(path + ": cannot read: " + std::strerror(err));
   }
   std::string text;
   try {
@@ -374,7 +374,7 @@ std::string readFile(const std::string& path) {
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      throw Error(path + ": cannot read: " + std::strerror(err));
+      throw UserError(path + ": cannot read: " + std::strerror(err));
     }
     if (n == 0) break;  // the file shrank while we read it
     got += static_cast<size_t>(n);
@@ -426,7 +426,7 @@ MarketData readMatrixMarket(const std::string& path, ValueType type) {
 CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type) {
   MarketData d = readMatrixMarket(path, type);
   if (auto* m = std::get_if<CsrMatrix>(&d)) return std::move(*m);
-  throw Error(path + ":1: expected a 'coordinate' (sparse) matrix, got an 'array' (dense) one");
+  throw UserError(path + ":1: expected a 'coordinate' (sparse) matrix, got an 'array' (dense) one");
 }
 
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
@@ -465,7 +465,7 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
 
 void writeMatrixMarket(const std::string& path, const DenseTensor& t) {
   if (t.rank() > 2)
-    throw Error(path + ": Matrix Market holds tensors of rank 2 at most, got rank " + std::to_string(t.rank()));
+    throw UserError(path + ": Matrix Market holds tensors of rank 2 at most, got rank " + std::to_string(t.rank()));
   const int64_t rows = t.rank() >= 1 ? t.shape[0] : 1;
   const int64_t cols = t.rank() == 2 ? t.shape[1] : 1;
   std::string out = "%%MatrixMarket matrix array real general\n";

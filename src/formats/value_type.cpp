@@ -12,7 +12,7 @@ std::string toString(ValueType t) { return t == ValueType::Float32 ? "float32" :
 ValueType parseValueType(const std::string& text, const std::string& argument) {
   if (text == "float32") return ValueType::Float32;
   if (text == "float64") return ValueType::Float64;
-  throw Error(argument + ": unknown value type '" + text + "' (expected float32 or float64)");
+  throw UserError(argument + ": unknown value type '" + text + "' (expected float32 or float64)");
 }
 
 int64_t valueBytes(ValueType t) { return t == ValueType::Float32 ? 4 : 8; }

@@ -93,7 +93,7 @@ std::string AutoCandidate::label() const {
 void requireStatistics(const Program& p, const InputStats& stats) {
   for (const auto& [name, decl] : p.tensors)
     if (decl.role == TensorRole::Input && decl.format.hasSparseLevel() && !stats.sparse.count(name))
-      throw Error("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
+      throw UserError("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
 }
 
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine) {

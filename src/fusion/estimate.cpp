@@ -39,7 +39,7 @@ class Estimator {
       : t_(t), stats_(stats), m_(m), nnz_(nnzOf(stats)), symbols_(costSymbols(t, nnz_)) {
     for (const auto& [name, s] : t.tensors)
       if (s.decl.format.hasSparseLevel() && !nnz_.count(s.decl.pattern))
-        throw Error("auto: no statistics for csr input '" + s.decl.pattern + "'");
+        throw UserError("auto: no statistics for csr input '" + s.decl.pattern + "'");
   }
 
   CostEstimate run() {
@@ -194,7 +194,7 @@ double MachineModel::sparseRowRate(double length, bool scratch) const {
 CostEstimate estimateCost(const IndexTree& t, const InputStats& stats, const MachineModel& m) {
   bool rates = m.bandwidth1 > 0 && m.bandwidth > 0;
   for (size_t n = 0; n < m.vectorFlops.size(); ++n) rates = rates && m.vectorFlops[n] > 0 && m.reductionFlops[n] > 0;
-  if (!rates) throw Error("auto: the machine model has no measured rates");
+  if (!rates) throw UserError("auto: the machine model has no measured rates");
   return Estimator(t, stats, m).run();
 }
 

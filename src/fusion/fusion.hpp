@@ -73,7 +73,7 @@ IndexTree shrinkTemporaries(const IndexTree& t);
 // modes (react with a fusion plan) from a cost model on the inputs' statistics (decideFusion
 // below); it is not a pass list.
 enum class FusionMode { None, Maximal, React, Auto };
-// "none" | "maximal" | "react" | "auto"; throws react::Error
+// "none" | "maximal" | "react" | "auto"; throws react::UserError
 FusionMode parseFusionMode(const std::string& s);
 std::string toString(FusionMode m);
 
@@ -202,12 +202,12 @@ struct AutoDecision {
 // limited to a shorter depth or unfused) where they give another tree, and picks the cheapest
 // estimate (ties: the earlier candidate, as-written first, react before its plans, none,
 // maximal). `p` is a checked program (parseProgram, ProgramBuilder::build).
-// Throws react::Error when a csr input has no statistics. Only a re-association that is not
+// Throws react::UserError when a csr input has no statistics. Only a re-association that is not
 // supported is a rejected candidate; anything else building or estimating a candidate throws
 // leaves decideFusion (an InternalError is react's bug, never a rejection).
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
-// What decideFusion first checks: every csr input has statistics (else react::Error naming it).
+// What decideFusion first checks: every csr input has statistics (else react::UserError naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
 

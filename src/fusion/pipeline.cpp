@@ -52,7 +52,7 @@ FusionMode parseFusionMode(const std::string& s) {
   if (s == "maximal") return FusionMode::Maximal;
   if (s == "react") return FusionMode::React;
   if (s == "auto") return FusionMode::Auto;
-  throw Error("unknown fusion mode '" + s + "' (expected none, maximal, react or auto)");
+  throw UserError("unknown fusion mode '" + s + "' (expected none, maximal, react or auto)");
 }
 
 std::string toString(FusionMode m) {
@@ -67,7 +67,7 @@ std::string toString(FusionMode m) {
 
 std::vector<PassSnapshot> runPipeline(const Program& p, FusionMode mode, const FusionPlan& plan) {
   if (mode == FusionMode::Auto)
-    throw Error("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
+    throw UserError("fusion mode auto needs the inputs' statistics: decide with decideFusion, then fuse its choice");
   std::vector<PassSnapshot> out = built(p);
   if (mode == FusionMode::Maximal) runPasses(out, {{"maximal-fusion", maximalFusion}});
   if (mode == FusionMode::React) {

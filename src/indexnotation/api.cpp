@@ -85,7 +85,7 @@ void ProgramBuilder::declare(const TensorVar& t) {
   const TensorDecl& d = t.decl();
   auto [it, added] = env_.tensors.emplace(d.name, d);
   if (!added && !(it->second == d))
-    throw Error("tensor " + detail::quoted(d.name) + " is declared twice with different shapes, formats or value types");
+    throw UserError("tensor " + detail::quoted(d.name) + " is declared twice with different shapes, formats or value types");
 }
 
 void ProgramBuilder::add(const Assignment& a) {

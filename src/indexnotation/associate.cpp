@@ -94,11 +94,11 @@ class ChainBuilder {
       : p_(p), c_(c), taken_(taken), temporaries_(temporaries) {}
 
   std::vector<Statement> build(const Association& a) {
-    if (a.parts.size() != 2) throw Error("an association of a product chain must be a product of two parts");
+    if (a.parts.size() != 2) throw UserError("an association of a product chain must be a product of two parts");
     const Statement& root = p_.statements[c_.root];
     Expr product = apply(Op::Mul, {node(a.parts[0]), node(a.parts[1])}, root.rhs->pos);
     out_.push_back({root.lhs, root.lhsIndices, product, ReduceOp::Sum, root.pos});
-    if (used_.size() != c_.factors.size()) throw Error("an association must use every factor of the chain once");
+    if (used_.size() != c_.factors.size()) throw UserError("an association must use every factor of the chain once");
     return out_;
   }
 
@@ -113,10 +113,10 @@ class ChainBuilder {
   Expr node(const Association& a) {
     if (a.parts.empty()) {
       if (a.factor < 0 || a.factor >= static_cast<int>(c_.factors.size()) || !used_.insert(a.factor).second)
-        throw Error("an association must use every factor of the chain once");
+        throw UserError("an association must use every factor of the chain once");
       return c_.factors[static_cast<size_t>(a.factor)];
     }
-    if (a.parts.size() != 2) throw Error("an inner node of an association must have two parts");
+    if (a.parts.size() != 2) throw UserError("an inner node of an association must have two parts");
     std::vector<int> inside = factorsOf(a);
     Expr l = node(a.parts[0]), r = node(a.parts[1]);
     // Indices still needed outside this part: the result's, and those of the other factors.
@@ -194,7 +194,7 @@ Association currentAssociation(const Program& p, const ProductChain& chain) {
   std::vector<ProductChain> chains = finder.chains();
   for (size_t n = 0; n < chains.size(); ++n)
     if (chains[n].root == chain.root) return finder.current()[n];
-  throw Error("no product chain is rooted at statement " + std::to_string(chain.root));
+  throw UserError("no product chain is rooted at statement " + std::to_string(chain.root));
 }
 
 std::vector<Association> allAssociations(int factors) {
@@ -203,7 +203,7 @@ std::vector<Association> allAssociations(int factors) {
 }
 
 Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
-  if (chains.size() != orders.size()) throw Error("associate: one association per chain is needed");
+  if (chains.size() != orders.size()) throw UserError("associate: one association per chain is needed");
   std::map<size_t, size_t> rootOf;  // statement -> chain it is the root of
   std::set<size_t> inner;
   for (size_t c = 0; c < chains.size(); ++c) {
@@ -245,7 +245,7 @@ Reassociation reassociate(const Program& p, const std::vector<ProductChain>& cha
 
 Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders) {
   Reassociation r = reassociate(p, chains, orders);
-  if (!r.legality.ok()) throw Error(r.legality.why);
+  if (!r.legality.ok()) throw UserError(r.legality.why);
   return r.program;
 }
 

@@ -187,7 +187,7 @@ bool isFunctionName(const std::string& s) {
 
 CheckedProgram checkProgram(const Program& p) {
   for (const auto& [i, n] : p.indexSizes)
-    if (n < 0) throw Error("size of index " + quoted(i) + " must not be negative");
+    if (n < 0) throw UserError("size of index " + quoted(i) + " must not be negative");
   return Checker(p).run();
 }
 

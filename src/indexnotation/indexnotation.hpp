@@ -134,7 +134,7 @@ struct Program {
   std::map<std::string, int64_t> indexSizes;  // every index name used, program-wide
   std::vector<Statement> statements;
 
-  const TensorDecl& tensor(const std::string& name) const;  // throws react::Error if unknown
+  const TensorDecl& tensor(const std::string& name) const;  // throws react::UserError if unknown
   std::vector<std::string> inputs() const;   // declared order = name order
   std::vector<std::string> outputs() const;
   std::string str() const;  // one statement per line; parseIndexNotation(str()) gives it back
@@ -153,7 +153,7 @@ struct Environment {
                ValueType valueType = ValueType::Float64);
 };
 
-// Text front ends. Several statements may be separated by ';' or newlines. Throws react::Error
+// Text front ends. Several statements may be separated by ';' or newlines. Throws react::UserError
 // with "line:column: message" for syntax, unknown tensors, rank/dimension mismatches, an index
 // with two sizes, a left-hand index absent on the right, unsupported format combinations.
 // Undeclared tensors on a left-hand side are outputs (dense unless the semantics make them
@@ -165,16 +165,16 @@ Program parseOperatorForm(const std::string& text, const Environment& env = {});
 Program parseProgram(const std::string& text, const Environment& env = {});
 
 // The statements of index-notation text as written (Reduce nodes kept), before splitting and
-// checking: what parseIndexNotation passes to splitStatements. Throws react::Error on syntax.
+// checking: what parseIndexNotation passes to splitStatements. Throws react::UserError on syntax.
 std::vector<Statement> parseIndexNotationStatements(const std::string& text);
 
 // Splits every statement into one-operator statements with temporaries T0, T1, ..., then checks
-// the program and infers shapes and formats (see docs/semantics.md). Throws react::Error.
+// the program and infers shapes and formats (see docs/semantics.md). Throws react::UserError.
 Program splitStatements(const Program& p);
 
 // `p` with the value types of these inputs and outputs (by name) replaced, and its temporaries'
 // types derived again (docs/semantics.md, "Value types"). A name that is not an input or output
-// of `p` is a react::Error naming it.
+// of `p` is a react::UserError naming it.
 Program withValueTypes(const Program& p, const std::map<std::string, ValueType>& types);
 
 // ---------------------------------------------------------------------------------------------
@@ -209,13 +209,13 @@ std::vector<Association> allAssociations(int factors);
 // placed where the chain's root was; the result is checked and its formats inferred again. That
 // program may not be supported (e.g. a csr operand spread over a temporary that would need a dense
 // result): then `legality` says why, at the statement's position (auto rejects the candidate).
-// Throws react::Error for orders that do not fit the chains.
+// Throws react::UserError for orders that do not fit the chains.
 struct Reassociation {
   Program program;  // when legality.ok()
   Legality legality;
 };
 Reassociation reassociate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
-// reassociate's program; throws react::Error with its reason when that program is not supported.
+// reassociate's program; throws react::UserError with its reason when that program is not supported.
 Program associate(const Program& p, const std::vector<ProductChain>& chains, const std::vector<Association>& orders);
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ class ProgramBuilder {
   void declare(const TensorVar& t);   // inputs; outputs may also be declared to fix their format
   void add(const Assignment& a);      // declares every TensorVar it has seen via accesses
   void setIndexSize(const IndexVar& i, int64_t size);  // like -d=INDEX:SIZE
-  Program build() const;              // split + checked, throws react::Error
+  Program build() const;              // split + checked, throws react::UserError
 
  private:
   Environment env_;

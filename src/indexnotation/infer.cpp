@@ -123,7 +123,7 @@ InferredProgram inferProgram(const SplitResult& split) {
 
 Program finishProgram(const SplitResult& split) {
   InferredProgram inferred = inferProgram(split);
-  if (!inferred.legality.ok()) throw Error(inferred.legality.why);
+  if (!inferred.legality.ok()) throw UserError(inferred.legality.why);
   return inferred.program;
 }
 

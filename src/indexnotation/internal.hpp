@@ -14,9 +14,9 @@ namespace react::detail {
 constexpr int kMaxNesting = 200;     // parser recursion: parentheses, unary minus, calls
 constexpr int kMaxExprDepth = 1000;  // height of an expression tree (long chains included)
 
-// "line:column: message", or just the message when the position is unknown; as a react::Error.
+// "line:column: message", or just the message when the position is unknown; as a react::UserError.
 std::string messageAt(SourcePos pos, const std::string& message);
-Error errorAt(SourcePos pos, const std::string& message);
+UserError errorAt(SourcePos pos, const std::string& message);
 std::string quoted(const std::string& s);  // 'X'
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 bool contains(const std::vector<std::string>& v, const std::string& s);
@@ -29,7 +29,7 @@ Expr mapIndices(const Expr& e, const std::function<std::string(const std::string
 // Shortest decimal text that reads back as exactly `v`.
 std::string formatNumber(double v);
 
-// check.cpp: what a program must satisfy before and after splitting. Throws react::Error.
+// check.cpp: what a program must satisfy before and after splitting. Throws react::UserError.
 struct CheckedProgram {
   std::map<std::string, int64_t> indexSizes;           // every index used
   std::map<std::string, std::vector<int64_t>> shapes;  // every tensor read or assigned
@@ -51,13 +51,13 @@ SplitResult splitOnly(const Program& p);
 // temporaries' value types) and indexSizes. Only tensors the program uses are kept. A statement
 // whose formats react does not support (a csr operand spread where only '*' may spread it, ...)
 // makes the result illegal, with the reason at the statement's position; checkProgram's errors
-// are thrown (react::Error).
+// are thrown (react::UserError).
 struct InferredProgram {
   Program program;  // complete when legality.ok()
   Legality legality;
 };
 InferredProgram inferProgram(const SplitResult& split);
-// inferProgram's program; throws react::Error with its reason when it is illegal.
+// inferProgram's program; throws react::UserError with its reason when it is illegal.
 Program finishProgram(const SplitResult& split);
 // value_types.cpp: every temporary's value type, from the statements that read it.
 void inferTemporaryTypes(Program& p);

@@ -7,7 +7,7 @@ namespace react {
 namespace detail {
 namespace {
 
-Error operatorFormOnly(const Syntax& s, const std::string& what, const std::string& instead) {
+UserError operatorFormOnly(const Syntax& s, const std::string& what, const std::string& instead) {
   return errorAt(s.pos, what + " belongs to the operator form; in index notation " + instead);
 }
 

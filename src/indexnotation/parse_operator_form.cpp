@@ -213,7 +213,7 @@ class OperatorForm {
     return "(" + join(dims, ",") + ")";
   }
 
-  Error mismatch(const std::string& op, const std::vector<Value>& vs, SourcePos pos) {
+  UserError mismatch(const std::string& op, const std::vector<Value>& vs, SourcePos pos) {
     std::vector<std::string> shapes;
     for (const Value& v : vs) shapes.push_back(shapeText(v));
     return errorAt(pos, "dimension mismatch for " + quoted(op) + ": shapes " + join(shapes, " and ") + " do not match");

@@ -32,7 +32,7 @@ bool operator==(const TensorDecl& a, const TensorDecl& b) {
 
 const TensorDecl& Program::tensor(const std::string& name) const {
   auto it = tensors.find(name);
-  if (it == tensors.end()) throw Error("unknown tensor " + detail::quoted(name));
+  if (it == tensors.end()) throw UserError("unknown tensor " + detail::quoted(name));
   return it->second;
 }
 

@@ -44,7 +44,7 @@ class Parser {
     take();
     return true;
   }
-  Error expected(const std::string& what) const {
+  UserError expected(const std::string& what) const {
     return errorAt(peek().pos, "expected " + what + " but found " + describe(peek()));
   }
   const Token& expect(Tok k, const std::string& what) {

@@ -10,7 +10,7 @@ std::string messageAt(SourcePos pos, const std::string& message) {
   return std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": " + message;
 }
 
-Error errorAt(SourcePos pos, const std::string& message) { return Error(messageAt(pos, message)); }
+UserError errorAt(SourcePos pos, const std::string& message) { return UserError(messageAt(pos, message)); }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 

@@ -32,7 +32,7 @@ Program withValueTypes(const Program& p, const std::map<std::string, ValueType>&
   for (const auto& [name, type] : types) {
     auto it = out.tensors.find(name);
     if (it == out.tensors.end() || it->second.role == TensorRole::Temporary)
-      throw Error("the program has no input or output " + detail::quoted(name));
+      throw UserError("the program has no input or output " + detail::quoted(name));
     it->second.valueType = type;
   }
   detail::inferTemporaryTypes(out);

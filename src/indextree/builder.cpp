@@ -123,7 +123,7 @@ IndexTree buildIndexTree(const Program& p) {
   for (const auto& [name, decl] : p.tensors) t.tensors[name] = TensorStorage{decl, std::vector<bool>(decl.shape.size(), true)};
   for (const Statement& s : p.statements) {
     ChainPlan plan = planChain(s, t.tensors);
-    if (!plan.legality.ok()) throw Error(plan.legality.why);  // the user's program
+    if (!plan.legality.ok()) throw UserError(plan.legality.why);  // the user's program
     t.root.children.push_back(chainOf(s, plan));
   }
   return t;

@@ -98,7 +98,7 @@ bool atPatternPositions(const TreePath& path, const std::string& pattern, const 
 // otherwise indices in order of first appearance over the right-hand side then the left, a level
 // iterated by position placed after the index of the level above (csr's columns after the row).
 // Each level of an operand's format that is iterated by position becomes a Sparse node over its
-// pattern. Throws react::Error (chainLegality's reason) for a statement no loop nest can iterate.
+// pattern. Throws react::UserError (chainLegality's reason) for a statement no loop nest can iterate.
 IndexTree buildIndexTree(const Program& p);
 // Whether one loop nest can iterate `s` over `tensors`: not when an index would iterate two
 // sparse patterns, an access to a tensor with a sparse level lacks one distinct index per
@@ -123,7 +123,7 @@ std::string printDot(const IndexTree& t);   // Graphviz
 //  - a reset of a temporary comes after the last consumer of the value it clears.
 // The fusion pipeline checks every pass's tree with it (a broken one is an InternalError).
 Legality checkTree(const IndexTree& t);
-// checkTree for a tree a user hands to react (interpret): throws react::Error with its reason.
+// checkTree for a tree a user hands to react (interpret): throws react::UserError with its reason.
 void verifyTree(const IndexTree& t);
 
 // Producer -> consumer dependences between compute nodes (Boost.Graph). Vertices are compute

@@ -34,7 +34,7 @@ struct PatternLevel {
       case LevelKind::Singleton: return {parent, parent + 1};
       case LevelKind::Dense: break;
     }
-    throw Error("interpreter: a dense level has no position loop");
+    throw UserError("interpreter: a dense level has no position loop");
   }
 };
 
@@ -104,7 +104,7 @@ class Interpreter {
     int64_t size = 1;
     if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
       auto it = patterns_.find(s.decl.pattern);
-      if (it == patterns_.end()) throw Error("interpreter: pattern '" + s.decl.pattern + "' is not an input");
+      if (it == patterns_.end()) throw UserError("interpreter: pattern '" + s.decl.pattern + "' is not an input");
       size = positionCount(it->second);
     } else {
       for (size_t d = 0; d < s.kept.size(); ++d)
@@ -115,23 +115,23 @@ class Interpreter {
 
   void bindInput(const std::string& name, const TensorStorage& s, const TensorValues& inputs) {
     auto it = inputs.find(name);
-    if (it == inputs.end()) throw Error("interpreter: no value given for input '" + name + "'");
+    if (it == inputs.end()) throw UserError("interpreter: no value given for input '" + name + "'");
     // The data forms that exist: csr for csr, row-major arrays for dense. Later formats add cases.
     if (s.decl.format == Format::csr()) {
       const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second);
-      if (!m) throw Error("interpreter: input '" + name + "' is declared csr but given dense");
+      if (!m) throw UserError("interpreter: input '" + name + "' is declared csr but given dense");
       if (m->rows != s.decl.shape[0] || m->cols != s.decl.shape[1])
-        throw Error("interpreter: input '" + name + "' has the wrong shape");
+        throw UserError("interpreter: input '" + name + "' has the wrong shape");
       patterns_[name] = patternOf(*m);
       store_[name] = Storage{m->val, s.decl.format, s.decl.shape, s.kept};
       roundValues(store_.at(name).values, s.decl.valueType);
       return;
     }
     if (s.decl.format != Format::dense(s.decl.rank()))
-      throw Error("interpreter: input '" + name + "' has format " + s.decl.format.str() + ", which has no data form yet");
+      throw UserError("interpreter: input '" + name + "' has format " + s.decl.format.str() + ", which has no data form yet");
     const DenseTensor* d = std::get_if<DenseTensor>(&it->second);
-    if (!d) throw Error("interpreter: input '" + name + "' is declared dense but given csr");
-    if (d->shape != s.decl.shape) throw Error("interpreter: input '" + name + "' has the wrong shape");
+    if (!d) throw UserError("interpreter: input '" + name + "' is declared dense but given csr");
+    if (d->shape != s.decl.shape) throw UserError("interpreter: input '" + name + "' has the wrong shape");
     allocate(name, s, 0.0);
     store_[name].values = d->data;
     roundValues(store_[name].values, s.decl.valueType);
@@ -173,7 +173,7 @@ class Interpreter {
     const PatternLevel& parent = p.levels.at(static_cast<size_t>(loop.level - 1));
     if (parent.level.iteratedByPosition()) return position_.at(loop.parentIndex);
     if (loop.level - 1 == 0) return index_.at(loop.parentIndex);
-    throw Error("interpreter: pattern '" + loop.pattern + "': a dense level under another level is not supported yet");
+    throw UserError("interpreter: pattern '" + loop.pattern + "': a dense level under another level is not supported yet");
   }
 
   // `e` computed in `type`: every operand, literal and result rounded to it.

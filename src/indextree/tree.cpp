@@ -24,7 +24,7 @@ bool TensorStorage::shrunk() const {
 
 const TensorStorage& IndexTree::tensor(const std::string& name) const {
   auto it = tensors.find(name);
-  if (it == tensors.end()) throw Error("index tree: unknown tensor '" + name + "'");
+  if (it == tensors.end()) throw UserError("index tree: unknown tensor '" + name + "'");
   return it->second;
 }
 

@@ -165,7 +165,7 @@ Legality checkTree(const IndexTree& t) {
 
 void verifyTree(const IndexTree& t) {
   Legality legality = checkTree(t);
-  if (!legality.ok()) throw Error(legality.why);
+  if (!legality.ok()) throw UserError(legality.why);
 }
 
 }  // namespace react

@@ -11,7 +11,7 @@
 
 /* One tensor argument of a kernel. */
 typedef struct ReactTensor {
-  void* vals;          /* values (dense row-major, or csr values): double or float, as the tensor's value type says */
+  void* vals;          /* values (dense row-major, or csr values): double or float, as the tensor's value type */
   const int64_t* pos;  /* csr row positions (rows+1), or null */
   const int32_t* crd;  /* csr column coordinates, or null */
   int64_t nnz;         /* csr stored entries (values length), or dense size */

@@ -136,7 +136,7 @@ double lastLevelCacheBytes() {
   if (best > 0) return best;
   for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
     if (long v = sysconf(name); v > 0) return static_cast<double>(v);
-  throw Error("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
+  throw UserError("auto: the size of the last-level cache is unknown (no sysfs cache entries, no sysconf value)");
 }
 
 // Generated kernels run on omp_get_max_threads() threads, which no react program states: each
@@ -323,9 +323,9 @@ std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, c
 }  // namespace
 
 MachineModel readMachineModel(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw Error("machine model '" + path + "': no such file");
+  if (!std::filesystem::exists(path)) throw UserError("machine model '" + path + "': no such file");
   std::optional<MachineModel> m = modelOf(readFields(path), path);
-  if (!m) throw Error("machine model '" + path + "': a field is missing or not positive (see docs/auto.md for the fields)");
+  if (!m) throw UserError("machine model '" + path + "': a field is missing or not positive (see docs/auto.md for the fields)");
   return *m;
 }
 
@@ -356,7 +356,7 @@ MachineModel machineModel(const JitOptions& jit, int threads) {
   MachineModel m = calibrateMachine(jit, threads, &std::cerr);
   try {
     m.source = "calibrated now, stored in " + storeMachineModel(m, jit);
-  } catch (const Error& e) {
+  } catch (const UserError& e) {
     // A read-only cache: the model serves this run and is measured again by the next one.
     std::cerr << "react: " << e.what() << " (measured again next time)\n";
   }

@@ -43,7 +43,7 @@ std::string readFile(const std::string& path) {
 template <typename F>
 void lookup(const CompiledLibrary& lib, const char* name, F& f) {
   f = reinterpret_cast<F>(::dlsym(lib.handle, name));
-  if (!f) throw Error("JIT: " + lib.libraryPath + " has no function '" + name + "' (not a react Kokkos library)");
+  if (!f) throw UserError("JIT: " + lib.libraryPath + " has no function '" + name + "' (not a react Kokkos library)");
 }
 
 KokkosRuntime loadKokkosRuntime(const CompiledLibrary& lib) {
@@ -70,7 +70,7 @@ class PrivateDirectory {
       for (char c : std::string("/react-jit-XXXXXX")) name.push_back(c);
       name.push_back('\0');
       if (!::mkdtemp(name.data()))
-        throw Error("JIT: cannot create a private directory under '" + base + "' (TMPDIR): " + std::strerror(errno));
+        throw UserError("JIT: cannot create a private directory under '" + base + "' (TMPDIR): " + std::strerror(errno));
       path_ = name.data();
     });
     return path_;
@@ -97,14 +97,14 @@ bool prepareCache(const std::string& dir) {
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
     if (::stat(dir.c_str(), &st) != 0) return false;
   }
-  if (!S_ISDIR(st.st_mode)) throw Error("JIT cache '" + dir + "' is not a directory");
+  if (!S_ISDIR(st.st_mode)) throw UserError("JIT cache '" + dir + "' is not a directory");
   if (st.st_uid != ::geteuid())
-    throw Error("JIT cache '" + dir + "' belongs to another user (uid " + std::to_string(st.st_uid) +
+    throw UserError("JIT cache '" + dir + "' belongs to another user (uid " + std::to_string(st.st_uid) +
                 "): refusing to load kernels from it; set REACT_CACHE_DIR or -cache-dir to a directory of your own");
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    throw Error("JIT cache '" + dir + "' is writable by other users (mode " + mode +
+    throw UserError("JIT cache '" + dir + "' is writable by other users (mode " + mode +
                 "): refusing to load kernels from it; make it private (chmod 700) or choose another cache directory");
   }
   return ::access(dir.c_str(), W_OK) == 0;
@@ -221,13 +221,13 @@ bool compileInto(const std::string& dir, const std::string& key, const std::stri
   int rc = runProcess(argv, log);
   lib.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (rc != 0)
-    throw Error("JIT: compiling generated source " + lib.sourcePath + " failed (" + displayCommand(compiler) + ", exit " +
+    throw UserError("JIT: compiling generated source " + lib.sourcePath + " failed (" + displayCommand(compiler) + ", exit " +
                 std::to_string(rc) + "):\n" + readFile(log));
   std::string why;
   lib.handle = loadVerified(library, key, &why);
-  if (!lib.handle) throw Error("JIT: cannot load the library just compiled from " + lib.sourcePath + ": " + why);
+  if (!lib.handle) throw UserError("JIT: cannot load the library just compiled from " + lib.sourcePath + ": " + why);
   fs::rename(library, lib.libraryPath, ec);
-  if (ec) throw Error("JIT: cannot move the library into '" + dir + "': " + ec.message());
+  if (ec) throw UserError("JIT: cannot move the library into '" + dir + "': " + ec.message());
   return true;
 }
 
@@ -282,7 +282,7 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
                        dir.c_str(), fallback.c_str());
         });
         if (!compileInto(fallback, key, text, compiler, libraries, options, lib))
-          throw Error("JIT: cannot write the kernel's source into '" + fallback + "'");
+          throw UserError("JIT: cannot write the kernel's source into '" + fallback + "'");
       }
     }
     verifiedLibraries.add(cached, lib);
@@ -294,7 +294,7 @@ CompiledLibrary jitCompile(const std::string& source, Target target, const JitOp
 
 KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& functionName) {
   auto f = reinterpret_cast<KernelFunction>(::dlsym(lib.handle, functionName.c_str()));
-  if (!f) throw Error("JIT: " + lib.libraryPath + " has no function '" + functionName + "'");
+  if (!f) throw UserError("JIT: " + lib.libraryPath + " has no function '" + functionName + "'");
   return f;
 }
 

@@ -58,26 +58,26 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Input) continue;
     auto it = inputs.find(name);
-    if (it == inputs.end()) throw Error("kernel: no value given for input '" + name + "'");
+    if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
     std::vector<int64_t> shape;
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) {
-      if (!d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared dense but given csr");
+      if (!d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
       shape = {m->rows, m->cols};
     } else {
-      if (d.format.hasSparseLevel()) throw Error("kernel: input '" + name + "' is declared csr but given dense");
+      if (d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
       shape = std::get<DenseTensor>(it->second).shape;
     }
     auto dims = loops_.dimIndices.find(name);
     if (dims == loops_.dimIndices.end()) continue;  // declared but never read
     if (shape.size() != dims->second.size())
-      throw Error("kernel: input '" + name + "' has rank " + std::to_string(shape.size()) + ", expected " +
+      throw UserError("kernel: input '" + name + "' has rank " + std::to_string(shape.size()) + ", expected " +
                   std::to_string(dims->second.size()));
     for (size_t k = 0; k < shape.size(); ++k) {
       const std::string& index = dims->second[k];
       bool first = runtime(index) && fromInputs.insert(index).second;
       if (first) sizes[index] = shape[k];
       else if (sizes[index] != shape[k])
-        throw Error("kernel: input '" + name + "' dimension " + std::to_string(k) + " is " + std::to_string(shape[k]) +
+        throw UserError("kernel: input '" + name + "' dimension " + std::to_string(k) + " is " + std::to_string(shape[k]) +
                     " but index '" + index + "' has size " + std::to_string(sizes[index]));
     }
   }
@@ -94,7 +94,7 @@ struct DeviceCopies {
   }
   void* upload(const void* host, size_t bytes) {
     void* d = runtime.allocate(bytes);
-    if (!d) throw Error("kernel: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
+    if (!d) throw UserError("kernel: cannot allocate " + std::to_string(bytes) + " bytes of device memory");
     buffers.push_back(d);
     if (bytes) runtime.copy(d, host, bytes, static_cast<int>(CopyKind::HostToDevice));
     return d;
@@ -167,7 +167,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     const int64_t valueSize = valueBytes(s.decl.valueType);
     const int64_t bytes = checkedElementCount(extents, valueSize, "temporary '" + name + "' (" + what + ")") * valueSize;
     if (__builtin_add_overflow(b.temporaryBytes, bytes, &b.temporaryBytes))
-      throw Error("kernel: the temporaries need more than 2^63 bytes");
+      throw UserError("kernel: the temporaries need more than 2^63 bytes");
     b.temporaries += (b.temporaries.empty() ? "" : ", ") + name + ": " + what;
   }
   b.temporaries = b.temporaries.empty() ? "kernel: a run" : "kernel: temporary storage (" + b.temporaries + ")";

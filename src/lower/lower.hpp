@@ -37,7 +37,7 @@ LoopProgram lowerToLoops(const IndexTree& t);
 
 // --- emitters ---------------------------------------------------------------------------------
 enum class Target { Kokkos, OpenMP };
-Target parseTarget(const std::string& s);  // "kokkos" | "openmp"; throws react::Error
+Target parseTarget(const std::string& s);  // "kokkos" | "openmp"; throws react::UserError
 std::string toString(Target t);
 
 struct EmitOptions {
@@ -87,13 +87,13 @@ struct CompiledLibrary {
   KokkosRuntime runtime;      // Kokkos libraries only
 };
 // Compiles (or finds in the cache) the source for `target` and loads it. The cache key hashes the
-// source, the compiler and its flags. Compile errors throw react::Error naming the source file.
+// source, the compiler and its flags. Compile errors throw react::UserError naming the source file.
 CompiledLibrary jitCompile(const std::string& source, Target target, const JitOptions& options = {},
                            const std::string& functionName = "react_kernel");
 std::string compilerCommand(Target target);  // what jitCompile runs, for reports
 KernelFunction lookupKernel(const CompiledLibrary& lib, const std::string& functionName);
 // options.cacheDir, else $REACT_CACHE_DIR, else $HOME/.cache/react. jitCompile uses it only while
-// it is private (this user's, writable by no one else: else react::Error); one it cannot write
+// it is private (this user's, writable by no one else: else react::UserError); one it cannot write
 // makes it compile into a private temporary directory instead.
 std::string jitCacheDirectory(const JitOptions& options);
 std::string contentHash(const std::string& text);  // 16 hex digits (FNV-1a); not cryptographic
@@ -134,7 +134,7 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
 // Stores a model where machineModel looks for it (replacing what was there); returns the path.
 std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {});
 // A stored model as it is, from any machine (planning for another machine, replaying its
-// measurements); throws react::Error naming the file when it is missing or incomplete.
+// measurements); throws react::UserError naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
 
 class Kernel;
@@ -177,7 +177,7 @@ class Kernel {
   // stats and machine are not used.
   static std::vector<Kernel> compileTrees(const std::vector<IndexTree>& trees, const CompileOptions& options = {});
   // Runs on host data (copied to the device and back where the kernel runs on one); checks every
-  // input's presence, format and shape (react::Error otherwise).
+  // input's presence, format and shape (react::UserError otherwise).
   TensorValues run(const TensorValues& inputs) const;
   // Binds inputs (which must outlive the result) and allocates outputs, in device memory where
   // the kernel runs on a device.

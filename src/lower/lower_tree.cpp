@@ -197,7 +197,7 @@ class TreeLowering {
     IterationFacts outer = analyzeIterations(*top, p_.tensors, privates);
     if (outer.kind == Iterations::ReduceScalar && top->privates.empty()) {
       Name acc{Role::Generated, "acc"};
-      const Type type = outer.reduceTarget->type;  // the accumulator holds what the scalar holds
+      const Type type = outer.reduceTarget->type;
       top->schedule = Schedule::ParallelReduce;
       top->reduceVar = acc;
       top->reduceType = type;
@@ -234,7 +234,7 @@ class TreeLowering {
 LoopProgram lowerToLoops(const IndexTree& t) {
   // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
   for (const auto& [name, s] : t.tensors)
-    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw Error("lowering: " + *unsupported);
+    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw UserError("lowering: " + *unsupported);
   LoopProgram p;
   p.tensors = t.tensors;
   p.indexSizes = t.indexSizes;

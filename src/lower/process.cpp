@@ -29,7 +29,7 @@ std::vector<std::string> splitWords(const std::string& text) {
 }
 
 int runProcess(const std::vector<std::string>& argv, const std::string& outputFile) {
-  if (argv.empty()) throw Error("cannot run a program: no program given");
+  if (argv.empty()) throw UserError("cannot run a program: no program given");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (!outputFile.empty()) {
@@ -42,10 +42,10 @@ int runProcess(const std::vector<std::string>& argv, const std::string& outputFi
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw Error("cannot run '" + argv[0] + "': " + std::strerror(rc));
+  if (rc != 0) throw UserError("cannot run '" + argv[0] + "': " + std::strerror(rc));
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw Error("waiting for '" + argv[0] + "' failed: " + std::strerror(errno));
+    if (errno != EINTR) throw UserError("waiting for '" + argv[0] + "' failed: " + std::strerror(errno));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

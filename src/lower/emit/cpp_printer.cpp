@@ -9,7 +9,7 @@ namespace react {
 Target parseTarget(const std::string& s) {
   if (s == "kokkos") return Target::Kokkos;
   if (s == "openmp") return Target::OpenMP;
-  throw Error("unknown target '" + s + "' (expected kokkos or openmp)");
+  throw UserError("unknown target '" + s + "' (expected kokkos or openmp)");
 }
 
 std::string toString(Target t) { return t == Target::Kokkos ? "kokkos" : "openmp"; }

@@ -15,16 +15,17 @@ Stmt reduceOnLanes(const Stmt& loop, const Expr& reduced, ReduceOp op, const std
   });
   REACT_ASSERT(target, "a lane reduction whose loop never writes what it reduces into");
   Name acc{Role::Generated, "lane_acc"};
-  const Type type = target->type;  // the accumulator holds what the reduced scalar holds
-  Expr accVar = var(acc, type);
+  Expr accVar = var(acc, target->type);
   auto lanes = copy(loop);
   lanes->body = retargetWrites(loop->body, reduced, accVar);
   lanes->schedule = Schedule::LaneReduce;
   lanes->reduceVar = acc;
-  lanes->reduceType = type;
   lanes->reduceOp = op;
+  lanes->reduceType = target->type;
   Update u = op == ReduceOp::Sum ? Update::Add : Update::Max;
-  return block({let(acc, type, floatImm(reduceIdentity(op), type), true), lanes, combine(assign(target, accVar, u))}, true);
+  return block({let(acc, target->type, floatImm(reduceIdentity(op), target->type), true), lanes,
+                combine(assign(target, accVar, u))},
+               true);
 }
 
 }  // namespace react::passes
