@@ -68,7 +68,8 @@ class TreeLowering {
 
   Stmt declareSize(const std::string& name) const { return let(Name{Role::Size, name}, Type::Int64, storedSize(name)); }
 
-  Type typeOf(const std::string& tensor) const { return valueTypeOf(t_.tensor(tensor)); }
+  // The IR type of a tensor's values.
+  Type tensorType(const std::string& tensor) const { return valueTypeOf(t_.tensor(tensor)); }
 
   // `e` computed in `type`, its statement's left-hand side's (docs/semantics.md, "Value types"):
   // a read of a tensor of the other type is converted, literals are of `type`.
@@ -105,13 +106,13 @@ class TreeLowering {
 
   // A tensor read or written, of its value type: a local variable while one holds it, else an access.
   ir::Expr reference(const std::string& tensor, const std::vector<std::string>& indices) const {
-    if (locals_.count(tensor)) return var(Name{Role::Scalar, tensor}, typeOf(tensor));
-    return ir::access(tensor, indices, typeOf(tensor));
+    if (locals_.count(tensor)) return var(Name{Role::Scalar, tensor}, tensorType(tensor));
+    return ir::access(tensor, indices, tensorType(tensor));
   }
 
   Stmt compute(const TreeNode& c) const {
     Update u = !c.accumulates() ? Update::Set : c.stmt.reduce == ReduceOp::Sum ? Update::Add : Update::Max;
-    return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs, typeOf(c.stmt.lhs)), u);
+    return assign(reference(c.stmt.lhs, c.stmt.lhsIndices), value(c.stmt.rhs, tensorType(c.stmt.lhs)), u);
   }
 
   LevelIteration iterate(const IndexLoop& loop) const {
@@ -124,7 +125,7 @@ class TreeLowering {
     LevelIteration it = iterate(n.loop);
     std::vector<Stmt> body = it.bind;
     for (const std::string& l : localsHere) {
-      body.push_back(let(Name{Role::Scalar, l}, typeOf(l), floatImm(identityOf(l), typeOf(l)), true));
+      body.push_back(let(Name{Role::Scalar, l}, tensorType(l), floatImm(identityOf(l), tensorType(l)), true));
       locals_.insert(l);
     }
     for (const TreeNode& c : n.children) body.push_back(node(c));
@@ -182,7 +183,7 @@ class TreeLowering {
     std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
     auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
-    for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s), typeOf(s)});
+    for (const std::string& s : scratch) loop->privates.push_back({s, identityOf(s), tensorType(s)});
     body.push_back(schedule(loop));
     return nest(name, std::move(body));
   }
