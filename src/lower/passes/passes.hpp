@@ -41,9 +41,8 @@ LoopProgram hoistInvariantReads(const LoopProgram& p);
 // unit (`omp simd`).
 LoopProgram vectorizeInnermost(const LoopProgram& p);
 
-// OpenMP: an innermost loop nested in another whose iterations reduce into one scalar runs on the
-// vector unit, each lane accumulating its own part (reduceOnLanes; `omp simd reduction`). Dense
-// and position loops alike: a row's sum over its stored entries is one.
+// OpenMP: a dense innermost loop nested in another whose iterations reduce into one scalar runs on
+// the vector unit, each lane accumulating its own part (reduceOnLanes; `omp simd reduction`).
 LoopProgram vectorizeReductions(const LoopProgram& p);
 
 // A loop that reduces into `reduced` (a scalar access or a variable, with `op`) as a LaneReduce
