@@ -1,4 +1,4 @@
-// react-bench: runs the benchmark kernels (DESIGN.md §6) on Matrix Market files and synthetic
+// react-bench: runs the benchmark kernels (docs/benchmarks.md, "Work model") on Matrix Market files and synthetic
 // matrices for every variant (react's fusion modes on both emitters, the unfused library
 // pipelines), checks that all variants agree, and reports the median of repeated runs after a
 // warm-up: a table, a CSV and a plot of the speedups over the library pipeline.

@@ -179,7 +179,7 @@ def findings(res, scal, out):
         out += ["", "## Findings", ""] + [f"- {n}" for n in notes]
 
 
-# DESIGN.md §6: ReACT's reported geometric means (16 threads, 16-core Xeon; TACO = maximal fusion).
+# ReACT's reported geometric means (16 threads, 16-core Xeon; TACO = maximal fusion).
 PAPER = {"sddmm K=64": ("1.5x", "57.3x"), "spmm_mm NH=256 NJ=16": ("5.9x", "5.7x"), "softmax": ("2.0x", "23.5x")}
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cuSPARSE baseline for react-bench on a GPU: the benchmark kernels (DESIGN.md section 6)
+"""The cuSPARSE baseline for react-bench on a GPU: the benchmark kernels (docs/benchmarks.md, "Work model")
 computed the way a PyTorch user would, timed with CUDA events, written with react-bench's CSV
 columns so that both files load together (scripts/bench_results.py).
 

@@ -1,6 +1,7 @@
 // Golden trees and costs: every benchmark kernel, the stable softmax and logsumexp builtins and
-// every DESIGN.md §4 example, after each fusion mode. The files in test/golden/ were reviewed by
-// hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
+// every example of docs/design.md's "Redundancies", after each fusion mode. The files in
+// test/golden/ were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff
+// before committing).
 #include "fusion/fusion.hpp"
 #include "support.hpp"
 

@@ -1,4 +1,4 @@
-// react-bench's harness: the benchmark kernels (DESIGN.md §6) with their work model, the variants
+// react-bench's harness: the benchmark kernels (docs/benchmarks.md, "Work model") with their work model, the variants
 // (react's fusion modes on both emitters, and the unfused library pipelines a user writes today),
 // the agreement check, timing and the machine's copy bandwidth. Compiled into react-bench and the
 // tests (test/test_bench.cpp).

@@ -1,5 +1,5 @@
 // Symbolic cost of an index tree: trip counts as polynomials in extents and nnz, and the
-// redundancies (DESIGN.md §4) the tree still contains.
+// redundancies (docs/design.md, "Redundancies") the tree still contains.
 #include "fusion/internal.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// react/fusion: redundancy-aware fusion (DESIGN.md §4). Each pass is a function from a verified
+// react/fusion: redundancy-aware fusion (docs/design.md, "Redundancies"). Each pass is a function from a verified
 // index tree to a verified index tree.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Statements -> index tree: one chain of index nodes per statement (DESIGN.md §3).
+// Statements -> index tree: one chain of index nodes per statement (docs/design.md, "Index trees").
 #include "indextree/internal.hpp"
 
 #include <algorithm>

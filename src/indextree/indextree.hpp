@@ -1,4 +1,4 @@
-// react/indextree: the IR every fusion pass transforms (DESIGN.md §3).
+// react/indextree: the IR every fusion pass transforms (docs/design.md, "Index trees").
 //
 // A root; index nodes, each one loop over one index, Dense (a range loop) or Sparse (a position
 // loop over one level of a pattern that is iterated by position, such as csr's compressed level,
@@ -108,7 +108,7 @@ Legality chainLegality(const Statement& s, const std::map<std::string, TensorSto
 // chainLegality rejects is an InternalError: callers ask first.
 TreeNode buildChain(const Statement& s, const std::map<std::string, TensorStorage>& tensors);
 
-std::string printTree(const IndexTree& t);  // box-drawing text, as in DESIGN.md §3
+std::string printTree(const IndexTree& t);  // box-drawing text, as in docs/design.md
 std::string printDot(const IndexTree& t);   // Graphviz
 
 // The rules every pass must keep; the first one `t` breaks, as a message naming the node (by its
