@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace react::test {
 
@@ -16,6 +18,15 @@ std::string sharedMatrixDir() {
   std::string dir = std::string(REACT_SOURCE_DIR) + "/../shared/data/matrices";
   REQUIRE_MESSAGE(std::filesystem::is_directory(dir), "missing " << dir);
   return dir;
+}
+
+std::string goldenText(const std::string& path, const std::string& got) {
+  if (std::getenv("REACT_UPDATE_GOLDEN")) std::ofstream(path) << got;
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "missing golden file " << path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 JitOptions testCache() {

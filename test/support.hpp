@@ -14,6 +14,10 @@ namespace react::test {
 // The matrices in ../shared/data/matrices (the suite fails if the folder is missing).
 std::string sharedMatrixDir();
 
+// The reviewed text of the golden file `path`; with $REACT_UPDATE_GOLDEN set, `got` is written
+// there first (review the diff in git). A missing file fails the test.
+std::string goldenText(const std::string& path, const std::string& got);
+
 // The JIT cache the tests share (build/jit-cache): reruns compile nothing.
 JitOptions testCache();
 

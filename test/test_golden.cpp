@@ -7,9 +7,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using namespace react;
 
@@ -46,20 +43,11 @@ std::string render(const Example& e, FusionMode mode) {
 }  // namespace
 
 TEST_CASE("golden: trees and symbolic costs after every fusion mode") {
-  bool update = std::getenv("REACT_UPDATE_GOLDEN") != nullptr;
   for (const Example& e : examples())
     for (FusionMode m : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
       std::string path = std::string(REACT_SOURCE_DIR) + "/test/golden/" + e.name + "." + toString(m) + ".txt";
       std::string got = render(e, m);
-      if (update) {
-        std::ofstream(path) << got;
-        continue;
-      }
-      std::ifstream in(path);
-      REQUIRE_MESSAGE(in, "missing golden file " << path);
-      std::stringstream want;
-      want << in.rdbuf();
       INFO(path);
-      CHECK(got == want.str());
+      CHECK(got == test::goldenText(path, got));
     }
 }

@@ -20,8 +20,6 @@ using ir::ExprNode;
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 Expr extentOf(const LoopProgram& p, const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); }
 
 // A transposed copy of an input: its tensor and value type.
@@ -44,7 +42,7 @@ struct OperandLayout : Mutator {
     if (d.role != TensorRole::Input || d.format != Format::dense(2)) return false;
     if (e.indices[0] != index || e.indices[1] == index) return false;
     for (const std::string& outer : enclosing)
-      if (outer != index && !contains(e.indices, outer)) return true;
+      if (outer != index && std::find(e.indices.begin(), e.indices.end(), outer) == e.indices.end()) return true;
     return false;
   }
 
