@@ -244,7 +244,7 @@ int runKernels(const std::string& label, const CsrMatrix& s, int reps, bool prin
       std::sort(times.begin(), times.end());
       double median = times[times.size() / 2];
       if (mode == react::FusionMode::None) noneSeconds = median;
-      double err = relativeError(values(bound.outputs.at("A")), want);
+      double err = relativeError(values(bound.results().at("A")), want);
       bool ok = err < 1e-12;
       std::printf("%10.3f ms %8s  error vs Eigen %.1e %s\n", median * 1e3,
                   noneSeconds > 0 ? (std::to_string(noneSeconds / median).substr(0, 5) + "x").c_str() : "-", err,

@@ -475,9 +475,9 @@ int run(int argc, char** argv) {
     std::printf("time: median=%.6g ms min=%.6g ms max=%.6g ms runs=%d\n", 1e3 * median, 1e3 * times.front(),
                 1e3 * times.back(), o.time);
   }
-  bound.download();
+  const TensorValues& results = bound.results();
   for (const auto& [name, file] : o.outputFiles) {
-    const MarketData& result = bound.outputs.at(name);
+    const MarketData& result = results.at(name);
     try {
       if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeMatrixMarket(file, *m);
       else writeMatrixMarket(file, std::get<DenseTensor>(result));

@@ -270,11 +270,15 @@ TEST_CASE("value types: a bound kernel converts float32 tensors once and returns
   TensorValues inputs{{"S", s}, {"x", fuzz::randomPositive({5}, 4)}};
   BoundKernel b = k.bind(inputs);
   CHECK(b.float32Bytes == static_cast<int64_t>(sizeof(float)) * (s.nnz() + 6));  // S and y; x is float64
+  CHECK_THROWS_AS(b.results(), UserError);  // no run yet: nothing to read
   b.run();
-  const DenseTensor& y = std::get<DenseTensor>(b.outputs.at("y"));
+  const DenseTensor& y = std::get<DenseTensor>(b.results().at("y"));
   CHECK(toString(y.valueType) == "float32");
-  CHECK(std::all_of(y.data.begin(), y.data.end(), [](double v) { return v == 0.0; }));  // not yet downloaded
-  b.download();
-  CHECK(same(b.outputs, k.run(inputs)));
+  CHECK(same(b.results(), k.run(inputs)));
   CHECK(std::any_of(y.data.begin(), y.data.end(), [](double v) { return v != 0.0; }));
+  // A second run on changed inputs is what results() gives afterwards, not the first run's copy.
+  std::get<DenseTensor>(inputs.at("x")).data.assign(5, 0.0);
+  b.run();
+  const DenseTensor& again = std::get<DenseTensor>(b.results().at("y"));
+  CHECK(std::all_of(again.data.begin(), again.data.end(), [](double v) { return v == 0.0; }));
 }

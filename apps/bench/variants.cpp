@@ -113,8 +113,7 @@ class ReactInstance : public Instance {
   ReactInstance(const Kernel& k, const TensorValues& inputs) : bound_(k.bind(inputs)), kernel_(k) {}
   void run() override { bound_.run(); }
   MarketData result() const override {
-    bound_.download();
-    return bound_.outputs.at("A");
+    return bound_.results().at("A");
   }
   // The Kokkos emitter runs on Kokkos' default execution space (Serial in Debian's Kokkos).
   int threads() const override {
@@ -126,7 +125,7 @@ class ReactInstance : public Instance {
   }
 
  private:
-  mutable BoundKernel bound_;  // result() downloads device outputs into it
+  mutable BoundKernel bound_;  // result() copies device outputs back into it
   const Kernel& kernel_;
 };
 

@@ -153,7 +153,7 @@ class ThreadCount {
 };
 
 // Best of `trials` timings of `calls` back-to-back runs on `threads` threads, in seconds.
-double bestSeconds(const BoundKernel& kernel, int threads, int64_t calls, int trials) {
+double bestSeconds(BoundKernel&& kernel, int threads, int64_t calls, int trials) {
   ThreadCount use(threads);
   double best = 1e30;
   for (int r = 0; r < trials; ++r) {
@@ -240,8 +240,9 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
   // Copy: two arrays of 256 MiB, 1 and all threads, best of 3.
   step(" bandwidth");
   const TensorValues copyInput = inputsOf(programs[kCopy]);
-  const BoundKernel copy = kernels[kCopy].bind(copyInput);
-  auto copyBandwidth = [&](int t) { return 16.0 * kCopyRows * kCopyColumns / bestSeconds(copy, t, 1, 3); };
+  auto copyBandwidth = [&](int t) {
+    return 16.0 * kCopyRows * kCopyColumns / bestSeconds(kernels[kCopy].bind(copyInput), t, 1, 3);
+  };
   m.bandwidth1 = copyBandwidth(1);
   m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
   step(", loop rates");

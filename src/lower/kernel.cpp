@@ -127,10 +127,10 @@ const char* elementsText(ValueType t) { return t == ValueType::Float32 ? "floats
 
 BoundKernel Kernel::bind(const TensorValues& inputs) const {
   BoundKernel b;
-  b.kernel = this;
+  b.kernel_ = this;
   std::map<std::string, int64_t> sizes = sizesFor(inputs);
   for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
-  TensorValues& outputs = b.outputs;
+  TensorValues& outputs = b.outputs_;
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     if (d.role != TensorRole::Output) continue;
@@ -203,12 +203,16 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   return b;
 }
 
-void BoundKernel::run() const {
-  allocateOrThrow(temporaries, temporaryBytes, [&] { kernel->runRaw(args.data(), sizes.data()); });
+void BoundKernel::run() {
+  allocateOrThrow(temporaries, temporaryBytes, [&] { kernel_->runRaw(args.data(), sizes.data()); });
+  // Host float64 outputs are the kernel's own arrays; device and float32 ones are copies.
+  hostCopy_ = device || floats ? HostCopy::Stale : HostCopy::Current;
 }
 
-void BoundKernel::download() {
-  for (auto& [name, value] : outputs) {
+const TensorValues& BoundKernel::results() {
+  if (hostCopy_ == HostCopy::NoRun) throw UserError("kernel: results asked for before the kernel has run");
+  if (hostCopy_ == HostCopy::Current) return outputs_;
+  for (auto& [name, value] : outputs_) {
     std::vector<double>& host = valuesOf(value);
     std::vector<float>* narrow = floats && floats->arrays.count(name) ? &floats->arrays.at(name) : nullptr;
     if (device && !host.empty()) {
@@ -218,13 +222,15 @@ void BoundKernel::download() {
     }
     if (narrow) std::copy(narrow->begin(), narrow->end(), host.begin());
   }
+  hostCopy_ = HostCopy::Current;
+  return outputs_;
 }
 
 TensorValues Kernel::run(const TensorValues& inputs) const {
   BoundKernel b = bind(inputs);
   b.run();
-  b.download();
-  return std::move(b.outputs);
+  b.results();
+  return std::move(b.outputs_);  // b and the kernel arguments into these arrays end here
 }
 
 }  // namespace react

@@ -140,16 +140,26 @@ MachineModel readMachineModel(const std::string& path);
 class Kernel;
 struct DeviceCopies;
 struct FloatCopies;
+class BoundKernel;
 // A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
 // so timing one measures the kernel alone. On a device that cannot read host memory (CUDA), the
-// inputs are copied to the device once here, and outputs come back only on download().
+// inputs are copied to the device once here.
 // A float32 tensor (TensorDecl::valueType) is a float array for the kernel: bind converts each
 // float32 input's values (rounding them when they were given as float64) and allocates each
 // float32 output's array once, a copy of 4 bytes per value besides the host tensor (counted in
-// float32Bytes); float32 outputs come back into `outputs` only on download(), on the host too.
-struct BoundKernel {
-  const Kernel* kernel = nullptr;
-  TensorValues outputs;           // host copies of the results (after download() on a device or as float32)
+// float32Bytes).
+// The results are read only through results(), which brings back what the last run left on the
+// device or in float arrays first: a host copy that is not the last run's cannot be read.
+class BoundKernel {
+ public:
+  // Move-only: the kernel's arguments point into this object's output arrays, which a copy would
+  // not share.
+  BoundKernel() = default;
+  BoundKernel(BoundKernel&&) = default;
+  BoundKernel& operator=(BoundKernel&&) = default;
+  BoundKernel(const BoundKernel&) = delete;
+  BoundKernel& operator=(const BoundKernel&) = delete;
+
   std::vector<ReactTensor> args;  // in the kernel's memory space
   std::vector<int64_t> sizes;
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
@@ -158,9 +168,19 @@ struct BoundKernel {
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
   int64_t temporaryBytes = 0;
-  void run() const;               // returns when the kernel has finished (it fences)
-  void download();                // device and float32 outputs -> `outputs`; nothing else to do on the host
+
+  void run();  // returns when the kernel has finished (it fences)
+  // The last run's results on the host (copied back first where needed); react::UserError before
+  // any run.
+  const TensorValues& results();
   bool onDevice() const { return device != nullptr; }
+
+ private:
+  friend class Kernel;
+  enum class HostCopy { NoRun, Current, Stale };
+  TensorValues outputs_;  // host tensors of the results, current only when hostCopy_ says so
+  HostCopy hostCopy_ = HostCopy::NoRun;
+  const Kernel* kernel_ = nullptr;
 };
 
 class Kernel {
