@@ -61,6 +61,8 @@ std::vector<PassExample> examples() {
       {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // A row's sum over its stored entries (a position loop) stays serial.
       {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // Over a row's stored entries only where the body calls exp (the vector math library).
+      {"vectorize-reductions", "softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // A float32 lane accumulator.
       typed({"vectorize-reductions", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"B", f32}, {"C", f32}, {"A", f32}}),

@@ -17,6 +17,15 @@ class OpenMPPrinter : public CppPrinter {
  protected:
   std::string includes() const override {
     return "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <memory>\n#include <vector>\n"
+           // exp and log over `omp simd` loops call glibc's vector math library (libmvec, within 4
+           // ulp), which <cmath> declares only under -ffast-math; its other assumptions (no
+           // infinities: a max reduction starts at -inf) are not ours.
+           "#if defined(__GLIBC__) && defined(__x86_64__)\n"
+           "#pragma omp declare simd notinbranch\nextern \"C\" double exp(double) noexcept;\n"
+           "#pragma omp declare simd notinbranch\nextern \"C\" float expf(float) noexcept;\n"
+           "#pragma omp declare simd notinbranch\nextern \"C\" double log(double) noexcept;\n"
+           "#pragma omp declare simd notinbranch\nextern \"C\" float logf(float) noexcept;\n"
+           "#endif\n"
            // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
            "#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))\n"
            "#define REACT_ABORT() abort()";

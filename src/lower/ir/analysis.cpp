@@ -15,6 +15,15 @@ bool varies(const ExprNode& access, const std::string& index, const std::map<std
 const std::string& loopIndex(const StmtNode& loop) { return loop.counter.text; }
 bool isDenseLoop(const StmtNode& loop) { return loop.counter.role == Role::Index; }
 
+bool callsVectorMath(const StmtNode& loop) {
+  bool calls = false;
+  for (const Stmt& s : loop.body)
+    forEachExpr(s, [&](const Expr& e) {
+      calls |= e->kind == ExprKind::Call && (e->callee == Callee::Exp || e->callee == Callee::Log);
+    });
+  return calls;
+}
+
 bool isInnermost(const StmtNode& loop) {
   bool inner = true;
   for (const Stmt& s : loop.body)

@@ -32,6 +32,8 @@ IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::strin
 const std::string& loopIndex(const StmtNode& loop);
 // Does a dense loop (one over coordinates, not positions) run it?
 bool isDenseLoop(const StmtNode& loop);
+// Does the loop's body call a function the vector math library has (exp, log)?
+bool callsVectorMath(const StmtNode& loop);
 // Has the loop no loop inside it?
 bool isInnermost(const StmtNode& loop);
 // The one statement of a loop's body besides the binding of its coordinate, or null.

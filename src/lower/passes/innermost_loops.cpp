@@ -7,6 +7,13 @@ namespace react::passes {
 
 using namespace ir;
 
+// A position loop runs over a row's stored entries: a few on most graphs, where a vector loop's
+// set-up and combine cost more than the scalar loop (norm_row at 1 thread was 1.35-1.39x slower on
+// cora, citeseer and power with its row sums vectorized). A call to exp or log costs tens of
+// cycles, which the vector math library (glibc's libmvec, declared in the OpenMP prelude) cuts to a
+// few per lane: worth it even on short rows.
+bool worthVectorizing(const StmtNode& loop) { return isDenseLoop(loop) || callsVectorMath(loop); }
+
 LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<Stmt(const Stmt& loop)>& rewrite) {
   struct Walk : Mutator {
     const std::function<Stmt(const Stmt&)>* rewrite;

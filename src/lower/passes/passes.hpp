@@ -38,11 +38,11 @@ LoopProgram transposeStridedOperands(const LoopProgram& p);
 LoopProgram hoistInvariantReads(const LoopProgram& p);
 
 // OpenMP: an innermost loop nested in another whose iterations are independent runs on the vector
-// unit (`omp simd`).
+// unit (`omp simd`) where that is worth it (worthVectorizing).
 LoopProgram vectorizeInnermost(const LoopProgram& p);
 
-// OpenMP: a dense innermost loop nested in another whose iterations reduce into one scalar runs on
-// the vector unit, each lane accumulating its own part (reduceOnLanes; `omp simd reduction`).
+// OpenMP: an innermost loop nested in another whose iterations reduce into one scalar runs on the
+// vector unit where that is worth it (worthVectorizing), each lane accumulating its own part (reduceOnLanes; `omp simd reduction`).
 LoopProgram vectorizeReductions(const LoopProgram& p);
 
 // A loop that reduces into `reduced` (a scalar access or a variable, with `op`) as a LaneReduce
@@ -51,6 +51,10 @@ LoopProgram vectorizeReductions(const LoopProgram& p);
 //   { var lane_acc = identity; for ... lane-reduce into lane_acc { ... }; combine(T op= lane_acc) }
 ir::Stmt reduceOnLanes(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp op,
                        const std::function<ir::Stmt(ir::Stmt)>& combine);
+
+// Is a loop worth the vector unit's set-up and combine: a dense loop, or one whose body calls a
+// function of the vector math library (exp over a row's stored entries)?
+bool worthVectorizing(const ir::StmtNode& loop);
 
 // Every innermost loop nested in another loop, replaced by what `rewrite` makes of it (the loop
 // itself where nothing applies): the vectorization passes' walk.

@@ -12,7 +12,7 @@ using namespace ir;
 
 LoopProgram vectorizeInnermost(const LoopProgram& p) {
   return rewriteNestedInnermost(p, [&](const Stmt& loop) -> Stmt {
-    if (loop->schedule != Schedule::Serial || !isDenseLoop(*loop) ||
+    if (loop->schedule != Schedule::Serial || !worthVectorizing(*loop) ||
         analyzeIterations(*loop, p.tensors).kind != Iterations::Independent)
       return loop;
     auto v = copy(loop);

@@ -5,10 +5,6 @@
 // adds, one per cycle at best; its lanes make as many independent chains. The floating-point
 // policy (docs/design.md, "Floating point"): reductions are reassociated, so a result may differ
 // from the written order's by rounding, within what the reduction's length allows.
-//
-// Dense loops only: a row's sum over its stored entries (a position loop) has a few iterations on
-// most graphs, where the vector loop's set-up and combine cost more than the chain they split
-// (norm_row at 1 thread, 1.35-1.39x slower on cora, citeseer and power with them vectorized).
 #include "lower/ir/analysis.hpp"
 #include "lower/passes/passes.hpp"
 
@@ -18,7 +14,7 @@ using namespace ir;
 
 LoopProgram vectorizeReductions(const LoopProgram& p) {
   return rewriteNestedInnermost(p, [&](const Stmt& loop) -> Stmt {
-    if (loop->schedule != Schedule::Serial || !isDenseLoop(*loop)) return loop;
+    if (loop->schedule != Schedule::Serial || !worthVectorizing(*loop)) return loop;
     IterationFacts facts = analyzeIterations(*loop, p.tensors);
     if (facts.kind != Iterations::ReduceScalar) return loop;
     return reduceOnLanes(loop, facts.reduceTarget, facts.op, [](Stmt combine) { return combine; });
