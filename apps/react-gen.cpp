@@ -48,6 +48,8 @@ options:
                      any machine's cache) instead of this machine's
   -target=TARGET     openmp | kokkos (default openmp)
   -threads=N         threads for the openmp target (default: all cores)
+  -float-order=ORDER reassociate (default: reductions split over lanes and threads, fused
+                     multiply-adds, vector exp) | written (the interpreter's results bit for bit)
   -print-tree        print the index tree after fusion
   -print-after-all   print the index tree after every pass
   -print-loops       print the loop IR
@@ -118,6 +120,7 @@ struct Options {
   std::map<std::string, std::string> valueTypeArgs;    // the argument that gave each one
   std::optional<FusionMode> fusion;  // unset: the default (fusionModeOf)
   Target target = Target::OpenMP;
+  FloatOrder floatOrder = FloatOrder::Reassociate;
   int threads = 0;
   std::string machineFile;
   bool printTree = false, printAfterAll = false, printLoops = false, printSource = false, explain = false;
@@ -193,6 +196,13 @@ Options parseArgs(int argc, char** argv) {
       need();
       try {
         o.target = parseTarget(value);
+      } catch (const UserError& e) {
+        argError(arg, e.what());
+      }
+    } else if (key == "-float-order") {
+      need();
+      try {
+        o.floatOrder = parseFloatOrder(value);
       } catch (const UserError& e) {
         argError(arg, e.what());
       }
@@ -437,6 +447,7 @@ int run(int argc, char** argv) {
   if (o.printLoops) std::cout << loops.str();
   options.target = o.target;
   options.emit.boundsCheck = o.boundsCheck;
+  options.emit.floatOrder = o.floatOrder;
   options.emit.kokkosTeamSize = o.teamSize;
   options.jit = jit;
   std::string source = emitSource(loops, o.target, options.emit);

@@ -33,6 +33,8 @@ std::vector<PassExample> examples() {
       norm{{"S", {6, 5}, csr}};
   EmitOptions checked;
   checked.boundsCheck = true;
+  EmitOptions written;
+  written.floatOrder = FloatOrder::Written;
   EmitOptions forced;
   forced.laneLoopsOutermost = true;
   const std::string sddmmText = "A = S * (B @ C)", spmmText = "A = S @ C @ D", rowSumsText = "r(i) = sum(S(i,j), j) * sum(B(i,k), k)";
@@ -66,6 +68,9 @@ std::vector<PassExample> examples() {
       // A float32 lane accumulator.
       typed({"vectorize-reductions", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"B", f32}, {"C", f32}, {"A", f32}}),
+      // Rows weighed by their stored entries, and by the dense work per row (spmm_mm's T0 @ D).
+      {"balance-rows", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // The transposed copy of a float32 input is float32.
       typed({"operand-layout", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
@@ -79,6 +84,9 @@ std::vector<PassExample> examples() {
       typed({"lower-accesses", "sddmm_float32_of_float64", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"A", f32}}),
       {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked, {}},
+      // The sum over every row on one thread, in order; on Kokkos the same, and no lane reduction.
+      {"written-order", "sum", "a = sum(S)", norm, FusionMode::React, Target::OpenMP, written, {}},
+      {"written-order", "row_sums_kokkos", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, written, {}},
   };
 }
 

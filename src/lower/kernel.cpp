@@ -6,6 +6,24 @@
 
 namespace react {
 
+FloatOrder parseFloatOrder(const std::string& s) {
+  if (s == "reassociate") return FloatOrder::Reassociate;
+  if (s == "written") return FloatOrder::Written;
+  throw UserError("unknown floating-point order '" + s + "' (expected reassociate or written)");
+}
+
+namespace {
+// The written order also rounds every operation as written: no multiply and add contracted into
+// one fused operation, which the compilers do by default (nvcc for device code as well).
+JitOptions jitOptionsFor(const CompileOptions& options) {
+  JitOptions jit = options.jit;
+  if (options.emit.floatOrder == FloatOrder::Written)
+    jit.extraFlags += compilerCommand(options.target).find("nvcc") != std::string::npos ? " --fmad=false -Xcompiler -ffp-contract=off"
+                                                                                          : " -ffp-contract=off";
+  return jit;
+}
+}  // namespace
+
 Kernel Kernel::compile(const Program& p, const CompileOptions& options) { return compile(fusedTree(p, options), options); }
 
 Kernel Kernel::compile(const IndexTree& tree, const CompileOptions& options) {
@@ -13,7 +31,7 @@ Kernel Kernel::compile(const IndexTree& tree, const CompileOptions& options) {
   k.tree_ = tree;
   k.loops_ = scheduleLoops(lowerToLoops(k.tree_), options.target, options.emit);
   k.source_ = printSource(k.loops_, options.target, options.emit);
-  k.lib_ = jitCompile(k.source_, options.target, options.jit, options.emit.functionName);
+  k.lib_ = jitCompile(k.source_, options.target, jitOptionsFor(options), options.emit.functionName);
   k.target_ = options.target;
   if (options.target == Target::Kokkos) k.lib_.runtime.initialize();
   return k;
@@ -38,7 +56,7 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
     source += k.source_;
   }
   if (trees.empty()) return kernels;
-  CompiledLibrary lib = jitCompile(source, options.target, options.jit, options.emit.functionName + "_0");
+  CompiledLibrary lib = jitCompile(source, options.target, jitOptionsFor(options), options.emit.functionName + "_0");
   for (size_t n = 0; n < trees.size(); ++n) {
     kernels[n].target_ = options.target;
     kernels[n].lib_ = lib;

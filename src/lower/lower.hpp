@@ -40,8 +40,18 @@ enum class Target { Kokkos, OpenMP };
 Target parseTarget(const std::string& s);  // "kokkos" | "openmp"; throws react::UserError
 std::string toString(Target t);
 
+// Floating point (docs/design.md, "Floating point"). Reassociate: reductions may be split over
+// vector lanes and threads and combined, multiplies and adds may fuse, and exp and log over vector
+// loops come from the vector math library; results differ from the written order's by rounding,
+// within what each reduction's length allows. Written: every reduction in the order the loops
+// run, every operation rounded as written, the C library's scalar exp and log: the result is, bit
+// for bit, what react's interpreter computes.
+enum class FloatOrder { Reassociate, Written };
+FloatOrder parseFloatOrder(const std::string& s);  // "reassociate" | "written"; throws react::UserError
+
 struct EmitOptions {
   bool boundsCheck = false;          // every access checked; a violation aborts with its location
+  FloatOrder floatOrder = FloatOrder::Reassociate;
   int kokkosTeamSize = 0;            // rows per Kokkos team; 0 = chosen at run time from the input
   bool laneLoopsOutermost = false;   // Kokkos: the loop order used on a GPU also on a CPU (tests)
   std::string functionName = "react_kernel";

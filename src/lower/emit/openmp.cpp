@@ -28,7 +28,27 @@ class OpenMPPrinter : public CppPrinter {
            "#endif\n"
            // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
            "#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))\n"
-           "#define REACT_ABORT() abort()";
+           "#define REACT_ABORT() abort()\n"
+           "#include <omp.h>\n"
+           // This thread's rows [lo, hi) of [first, last): the share of equal work when a row weighs
+           // entryWork per stored entry and rowWork (passes/balance_rows.cpp).
+           "struct ReactRows { int64_t lo, hi; };\n"
+           "static inline int64_t react_rows_start(const int64_t* pos, int64_t first, int64_t last, double share, int64_t entryWork, int64_t rowWork) {\n"
+           "  while (first < last) {\n"
+           "    const int64_t mid = first + (last - first) / 2;\n"
+           "    if (double(pos[mid] - pos[0]) * entryWork + double(mid) * rowWork < share) first = mid + 1; else last = mid;\n"
+           "  }\n"
+           "  return first;\n"
+           "}\n"
+           "static inline ReactRows react_balanced_rows(const int64_t* pos, int64_t first, int64_t last, int64_t entryWork, int64_t rowWork) {\n"
+           "  const int t = omp_get_thread_num(), n = omp_get_num_threads();\n"
+           "  const double from = double(pos[first] - pos[0]) * entryWork + double(first) * rowWork;\n"
+           "  const double total = double(pos[last] - pos[first]) * entryWork + double(last - first) * rowWork;\n"
+           "  ReactRows r{first, last};\n"
+           "  if (t > 0) r.lo = react_rows_start(pos, first, last, from + total * t / n, entryWork, rowWork);\n"
+           "  if (t + 1 < n) r.hi = react_rows_start(pos, first, last, from + total * (t + 1) / n, entryWork, rowWork);\n"
+           "  return r;\n"
+           "}";
   }
   std::string functionQualifier() const override { return "static inline"; }
 
@@ -64,6 +84,21 @@ class OpenMPPrinter : public CppPrinter {
     return std::string("reduction(") + (l.reduceOp == ReduceOp::Sum ? "+" : "max") + ":" + mangle(l.reduceVar) + ")";
   }
 
+  // The rows of a parallel loop inside its region: this thread's share of equal work
+  // (balancePositions), or rows handed out 16 at a time.
+  void rowsOf(const StmtNode& l) {
+    if (l.balancePositions.text.empty()) {
+      line("#pragma omp for schedule(dynamic, 16)");
+      return serialLoop(l);
+    }
+    line("const ReactRows react_rows = react_balanced_rows(" + mangle(l.balancePositions) + ", " + expr(l.lo) + ", " +
+         expr(l.hi) + ", " + std::to_string(l.entryWork) + ", " + std::to_string(l.rowWork) + ");");
+    StmtNode share = l;
+    share.lo = var(Name{Role::Generated, "react_rows.lo"}, Type::Int64);
+    share.hi = var(Name{Role::Generated, "react_rows.hi"}, Type::Int64);
+    serialLoop(share);
+  }
+
   void scheduledLoop(const StmtNode& l) override {
     switch (l.schedule) {
       case Schedule::Parallel:
@@ -71,12 +106,13 @@ class OpenMPPrinter : public CppPrinter {
         line("#pragma omp parallel");
         open("{");
         privatesOf(l);
-        line("#pragma omp for schedule(dynamic, 16)");
-        serialLoop(l);
+        rowsOf(l);
         return close();
       case Schedule::ParallelReduce:
-        line("#pragma omp parallel for schedule(dynamic, 16) " + reduction(l));
-        return serialLoop(l);
+        line("#pragma omp parallel " + reduction(l));
+        open("{");
+        rowsOf(l);
+        return close();
       case Schedule::Vector:
         line("#pragma omp simd");
         return serialLoop(l);

@@ -165,6 +165,11 @@ struct StmtNode {
   Type reduceType = Type::Float64;  // ParallelReduce, LaneReduce: the accumulator's type
   std::vector<PrivateBuffer> privates;  // Parallel
   Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)
+  // Parallel, ParallelReduce (OpenMP): when set, each thread takes one contiguous share of the
+  // rows of equal work, a row weighing `entryWork` per stored entry (balancePositions[r + 1] -
+  // balancePositions[r]) plus `rowWork`; otherwise rows are handed out dynamically.
+  Name balancePositions;
+  int64_t entryWork = 0, rowWork = 0;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
 };
 

@@ -58,6 +58,9 @@ class TextPrinter {
         for (const PrivateBuffer& b : s->privates)
           head += " private(" + b.tensor + typeSuffix(b.type) + " = " + literalText(b.init, b.type) + ")";
         if (s->laneTrips) head += " lanes~" + print(s->laneTrips);
+        if (!s->balancePositions.text.empty())
+          head += " balanced(" + mangle(s->balancePositions) + ": " + std::to_string(s->entryWork) + " per entry, " +
+                  std::to_string(s->rowWork) + " per row)";
         open(head + " {");
         body(s->body);
         close();

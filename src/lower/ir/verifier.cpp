@@ -119,6 +119,10 @@ class Verifier {
         expr(s->lo, s);
         expr(s->hi, s);
         if (s->laneTrips) expr(s->laneTrips, s);
+        if (!s->balancePositions.text.empty() &&
+            (s->balancePositions.role != Role::Positions || s->entryWork < 1 || s->rowWork < 1 ||
+             (s->schedule != Schedule::Parallel && s->schedule != Schedule::ParallelReduce)))
+          fail("a balanced loop needs a parallel schedule, positions and positive weights", s);
         bool reduces = s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce;
         if (reduces) {
           const Declared* d = lookup(s->reduceVar);

@@ -12,7 +12,7 @@ using namespace ir;
 // cora, citeseer and power with its row sums vectorized). A call to exp or log costs tens of
 // cycles, which the vector math library (glibc's libmvec, declared in the OpenMP prelude) cuts to a
 // few per lane: worth it even on short rows.
-bool worthVectorizing(const StmtNode& loop) { return isDenseLoop(loop) || callsVectorMath(loop); }
+bool worthVectorizing(const StmtNode& loop, bool vectorMath) { return callsVectorMath(loop) ? vectorMath : isDenseLoop(loop); }
 
 LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<Stmt(const Stmt& loop)>& rewrite) {
   struct Walk : Mutator {

@@ -22,8 +22,9 @@ Expr trips(const StmtNode& loop) {
 }
 
 struct LaneMapping : Mutator {
-  explicit LaneMapping(const LoopProgram& p) : p(p) {}
+  LaneMapping(const LoopProgram& p, bool reassociate) : p(p), reassociate(reassociate) {}
   const LoopProgram& p;
+  bool reassociate;  // a reduction may run on the lanes (partial sums, combined)
 
   Stmt visit(const Stmt& s) override {
     if (s->kind != StmtKind::For || s->schedule != Schedule::Parallel) return mutateChildren(s);
@@ -41,7 +42,7 @@ struct LaneMapping : Mutator {
         v->schedule = Schedule::Vector;
         row->body.push_back(v);
         lanes = c.get();
-      } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar) {
+      } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar && reassociate) {
         row->body.push_back(reduceOnLanes(c, c->reduceTarget, c->reduceOp, [](Stmt combine) { return single({combine}); }));
         lanes = c.get();
       } else {
@@ -58,6 +59,6 @@ struct LaneMapping : Mutator {
 
 }  // namespace
 
-LoopProgram mapLanes(const LoopProgram& p) { return LaneMapping(p).mutate(p); }
+LoopProgram mapLanes(const LoopProgram& p, bool reassociate) { return LaneMapping(p, reassociate).mutate(p); }
 
 }  // namespace react::passes

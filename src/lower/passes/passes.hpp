@@ -12,8 +12,9 @@ namespace react::passes {
 // iterations becomes a Vector loop; one whose iterations reduce into a scalar a LaneReduce into
 // a lane accumulator, combined into the scalar by one lane; everything else runs on one lane
 // (Single). The row loop learns the trip count its lanes will see (laneTrips), from which the
-// launch picks lanes per row at run time.
-LoopProgram mapLanes(const LoopProgram& p);
+// launch picks lanes per row at run time. Without reassociate (the written floating-point order)
+// a reduction runs on one lane.
+LoopProgram mapLanes(const LoopProgram& p, bool reassociate = true);
 
 // Kokkos: a Single whose statement is a chain of loops down to a dense loop of independent
 // iterations runs that loop on the lanes. On a device the lane loop becomes the outermost and each
@@ -39,11 +40,19 @@ LoopProgram hoistInvariantReads(const LoopProgram& p);
 
 // OpenMP: an innermost loop nested in another whose iterations are independent runs on the vector
 // unit (`omp simd`) where that is worth it (worthVectorizing).
-LoopProgram vectorizeInnermost(const LoopProgram& p);
+LoopProgram vectorizeInnermost(const LoopProgram& p, bool vectorMath = true);
+
+// FloatOrder::Written: a nest's parallel reduction (partial sums per thread, combined) runs its
+// rows on one thread, in order.
+LoopProgram runReductionsInOrder(const LoopProgram& p);
 
 // OpenMP: an innermost loop nested in another whose iterations reduce into one scalar runs on the
 // vector unit where that is worth it (worthVectorizing), each lane accumulating its own part (reduceOnLanes; `omp simd reduction`).
 LoopProgram vectorizeReductions(const LoopProgram& p);
+
+// OpenMP: a parallel loop over the rows of a sparse matrix gives each thread one contiguous share
+// of the rows of equal work (For::balancePositions, entryWork, rowWork).
+LoopProgram balanceRows(const LoopProgram& p);
 
 // A loop that reduces into `reduced` (a scalar access or a variable, with `op`) as a LaneReduce
 // into a fresh accumulator, combined into the target by one statement that `combine` wraps
@@ -53,8 +62,9 @@ ir::Stmt reduceOnLanes(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp o
                        const std::function<ir::Stmt(ir::Stmt)>& combine);
 
 // Is a loop worth the vector unit's set-up and combine: a dense loop, or one whose body calls a
-// function of the vector math library (exp over a row's stored entries)?
-bool worthVectorizing(const ir::StmtNode& loop);
+// function of the vector math library (exp over a row's stored entries)? Without vectorMath (the
+// written floating-point order), no loop that calls one: its scalar exp rounds otherwise.
+bool worthVectorizing(const ir::StmtNode& loop, bool vectorMath = true);
 
 // Every innermost loop nested in another loop, replaced by what `rewrite` makes of it (the loop
 // itself where nothing applies): the vectorization passes' walk.

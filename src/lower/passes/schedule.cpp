@@ -8,8 +8,10 @@ namespace passes {
 
 std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   std::vector<Pass> passes;
+  const bool reassociate = options.floatOrder == FloatOrder::Reassociate;
+  if (!reassociate) passes.push_back({"written-order", runReductionsInOrder});
   if (target == Target::Kokkos) {
-    passes.push_back({"lane-mapping", mapLanes});
+    passes.push_back({"lane-mapping", [reassociate](const LoopProgram& p) { return mapLanes(p, reassociate); }});
     bool forced = options.laneLoopsOutermost;
     passes.push_back({"interchange", [forced](const LoopProgram& p) { return interchangeLaneLoops(p, forced); }});
     passes.push_back({"register-accumulation", accumulateInRegisters});
@@ -17,8 +19,9 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   } else {
     passes.push_back({"operand-layout", transposeStridedOperands});
     passes.push_back({"hoist-reads", hoistInvariantReads});
-    passes.push_back({"vectorize", vectorizeInnermost});
-    passes.push_back({"vectorize-reductions", vectorizeReductions});
+    passes.push_back({"vectorize", [reassociate](const LoopProgram& p) { return vectorizeInnermost(p, reassociate); }});
+    if (reassociate) passes.push_back({"vectorize-reductions", vectorizeReductions});
+    passes.push_back({"balance-rows", balanceRows});
   }
   passes.push_back({"lower-accesses", lowerAccesses});
   if (options.boundsCheck) passes.push_back({"bounds-check", checkBounds});

@@ -10,9 +10,9 @@ namespace react::passes {
 
 using namespace ir;
 
-LoopProgram vectorizeInnermost(const LoopProgram& p) {
+LoopProgram vectorizeInnermost(const LoopProgram& p, bool vectorMath) {
   return rewriteNestedInnermost(p, [&](const Stmt& loop) -> Stmt {
-    if (loop->schedule != Schedule::Serial || !worthVectorizing(*loop) ||
+    if (loop->schedule != Schedule::Serial || !worthVectorizing(*loop, vectorMath) ||
         analyzeIterations(*loop, p.tensors).kind != Iterations::Independent)
       return loop;
     auto v = copy(loop);
