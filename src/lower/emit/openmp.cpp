@@ -48,24 +48,37 @@ class OpenMPPrinter : public CppPrinter {
            "  if (t > 0) r.lo = react_rows_start(pos, first, last, from + total * t / n, entryWork, rowWork);\n"
            "  if (t + 1 < n) r.hi = react_rows_start(pos, first, last, from + total * (t + 1) / n, entryWork, rowWork);\n"
            "  return r;\n"
-           "}";
+           "}\n"
+           // A shared temporary's storage, kept by the calling thread for the next run: allocated
+           // anew, tens of megabytes come from a fresh mapping whose first touch faults on every
+           // page (as long as the transposed copy itself, measured). One per allocation site and
+           // calling thread, so kernels may run on several threads at once.
+           "template <class T> struct ReactWorkspace {\n"
+           "  std::unique_ptr<T[]> data;\n"
+           "  size_t size = 0;\n"
+           "  T* get(size_t n) {\n"
+           "    if (n > size) { data.reset(); data.reset(new T[n]); size = n; }\n"
+           "    return data.get();\n"
+           "  }\n"
+           "};";
   }
   std::string functionQualifier() const override { return "static inline"; }
 
-  // A private buffer (per thread, or a serial nest's): its own vector. A shared one is filled by
+  // A private buffer (per thread, or a serial nest's): its own vector. A shared one lives in the
+  // calling thread's workspace for this site (ReactWorkspace, kept between runs) and is filled by
   // all threads, not by the one that allocates: a temporary of the size of the output (unfused
-  // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel,
-  // and its pages are first touched by the threads that use them.
+  // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel.
+  // One written before it is read (a transposed copy) is not filled.
   void allocate(const StmtNode& a) override {
     std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
-    if (!a.parallelInit) {
+    if (!a.parallelInit && !a.uninitialized) {
       line("std::vector<" + type + "> " + buffer + "(static_cast<size_t>(" + expr(a.value) + "), " + literalText(a.init, a.type) + ");");
       line(type + "* const " + values + " = " + buffer + ".data();");
       return;
     }
-    line("std::unique_ptr<" + type + "[]> " + buffer + "(new " + type + "[static_cast<size_t>(" + expr(a.value) + ")]);");
-    line(type + "* const " + values + " = " + buffer + ".get();");
-    fill(a);
+    line("static thread_local ReactWorkspace<" + type + "> " + buffer + ";");
+    line(type + "* const " + values + " = " + buffer + ".get(static_cast<size_t>(" + expr(a.value) + "));");
+    if (!a.uninitialized) fill(a);
   }
 
   void fill(const StmtNode& f) override {

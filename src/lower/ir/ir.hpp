@@ -151,6 +151,7 @@ struct StmtNode {
   bool isMutable = false;
   double init = 0;         // Allocate, Fill
   bool parallelInit = false;  // Allocate: shared by every thread, so every thread fills it (first touch)
+  bool uninitialized = false; // Allocate: every element is written before it is read (a copy): `init` unused
   // Assign
   Expr target;
   Update update = Update::Set;

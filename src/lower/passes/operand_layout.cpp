@@ -86,17 +86,28 @@ struct OperandLayout : Mutator {
   }
 };
 
-// Storage for the copy of `input`, and the nest that fills it: copy(b, a) = input(a, b), columns
-// outermost (one parallel loop).
+// Columns of the input per block of the copy: a block's reads are rows of 64 values, its writes
+// 64 rows of the copy that stay in the first-level cache until their lines are full.
+constexpr int64_t kTransposeBlock = 64;
+
+// Storage for the copy of `input` (not filled: the copy writes every element), and the nest that
+// fills it, copy(b, a) = input(a, b), in blocks of columns (the parallel loop), each read row by
+// row. Column by column, every read would take its own cache line (and page).
 std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, const TransposedCopy& c) {
   const std::vector<std::string>& dims = p.dimIndices.at(input);
+  const Expr columns = extentOf(p, dims[1]), block = intImm(kTransposeBlock);
+  const Expr first = binary(BinOp::Mul, var(Name{Role::Generated, "react_block"}, Type::Int64), block);
+  const Expr last = call(Callee::Min, {binary(BinOp::Add, first, block), columns}, Type::Int64);
   Stmt store = assign(access(c.name, {dims[1], dims[0]}, c.type), access(input, dims, c.type));
-  Stmt rows = forLoop(Name{Role::Index, dims[0]}, intImm(0), extentOf(p, dims[0]), {store});
-  Stmt columns = forLoop(Name{Role::Index, dims[1]}, intImm(0), extentOf(p, dims[1]), {rows}, Schedule::Parallel);
+  Stmt blockColumns = forLoop(Name{Role::Index, dims[1]}, first, last, {store});
+  Stmt rows = forLoop(Name{Role::Index, dims[0]}, intImm(0), extentOf(p, dims[0]), {blockColumns});
+  Expr blocks = binary(BinOp::Div, binary(BinOp::Add, columns, intImm(kTransposeBlock - 1)), block);
+  Stmt blocked = forLoop(Name{Role::Generated, "react_block"}, intImm(0), blocks, {rows}, Schedule::Parallel);
   Name size{Role::Size, c.name};
-  return {let(size, Type::Int64, binary(BinOp::Mul, extentOf(p, dims[1]), extentOf(p, dims[0]))),
-          allocate(c.name, c.type, var(size, Type::Int64), 0.0, false),
-          nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), columns})};
+  auto storage = copy(allocate(c.name, c.type, var(Name{Role::Size, c.name}, Type::Int64), 0.0, false));
+  storage->uninitialized = true;
+  return {let(size, Type::Int64, binary(BinOp::Mul, columns, extentOf(p, dims[0]))), storage,
+          nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), blocked})};
 }
 
 }  // namespace
