@@ -25,8 +25,8 @@ const std::string kLowerDir = std::string(REACT_SOURCE_DIR) + "/src/lower";
 
 // Runs the build's embedding step on `header`; its exit status and output.
 test::CommandResult embed(const std::string& header, const std::string& output) {
-  return test::runCommand(std::string(REACT_CMAKE_COMMAND) + " -DABI_HEADER=" + header + " -DTEMPLATE=" + kLowerDir +
-                          "/abi_text.hpp.in -DOUTPUT=" + output + " -P " + kLowerDir + "/embed_abi.cmake 2>&1");
+  return test::runCommand(std::string(REACT_CMAKE_COMMAND) + " -DTEXT_FILE=" + header + " -DVARIABLE=kAbiHeaderText -DTEMPLATE=" +
+                          kLowerDir + "/embedded_text.hpp.in -DOUTPUT=" + output + " -P " + kLowerDir + "/embed_text.cmake 2>&1");
 }
 
 }  // namespace
@@ -56,16 +56,16 @@ TEST_CASE("ABI: the embedding step writes the header's text, and refuses text ho
   test::CommandResult good = embed(kLowerDir + "/abi.h", dir + "/good.hpp");
   INFO(good.output);
   CHECK(good.status == 0);
-  CHECK(fileText(dir + "/good.hpp").find("R\"REACT_ABI(" + fileText(kLowerDir + "/abi.h") + ")REACT_ABI\"") !=
+  CHECK(fileText(dir + "/good.hpp").find("R\"REACT_TEXT(" + fileText(kLowerDir + "/abi.h") + ")REACT_TEXT\"") !=
         std::string::npos);
-  { std::ofstream(dir + "/bad.h") << "/* ends the literal early: )REACT_ABI\" */\n"; }
+  { std::ofstream(dir + "/bad.h") << "/* ends the literal early: )REACT_TEXT\" */\n"; }
   test::CommandResult bad = embed(dir + "/bad.h", dir + "/bad.hpp");
   INFO(bad.output);
   CHECK(bad.status != 0);
   std::string message;  // CMake wraps its messages: words separated by single blanks
   std::istringstream words(bad.output);
   for (std::string w; words >> w;) message += w + " ";
-  CHECK(message.find(dir + "/bad.h contains ')REACT_ABI\"', the closing delimiter") != std::string::npos);
+  CHECK(message.find(dir + "/bad.h contains ')REACT_TEXT\"', the closing delimiter") != std::string::npos);
   CHECK_FALSE(fs::exists(dir + "/bad.hpp"));
   fs::remove_all(dir);
 }

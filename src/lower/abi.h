@@ -1,6 +1,6 @@
 /* react's kernel ABI: what a generated kernel library and the host that loads it agree on
  * (docs/abi.md). The host includes this header (lower/lower.hpp); the build embeds its text
- * verbatim at the top of every generated source (src/lower/embed_abi.cmake), so both sides are
+ * verbatim at the top of every generated source (src/lower/embed_text.cmake), so both sides are
  * compiled from this one definition. Plain C, also valid C++ (host compiler, nvcc): it is compiled
  * inside every kernel's prelude, so it includes nothing but these two headers. */
 #ifndef REACT_LOWER_ABI_H

@@ -97,7 +97,8 @@ std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, cons
   const std::vector<std::string>& dims = p.dimIndices.at(input);
   const Expr columns = extentOf(p, dims[1]), block = intImm(kTransposeBlock);
   const Expr first = binary(BinOp::Mul, var(Name{Role::Generated, "react_block"}, Type::Int64), block);
-  const Expr last = call(Callee::Min, {binary(BinOp::Add, first, block), columns}, Type::Int64);
+  const Expr end = binary(BinOp::Add, first, block);
+  const Expr last = call(Callee::Select, {binary(BinOp::Lt, end, columns), end, columns}, Type::Int64);
   Stmt store = assign(access(c.name, {dims[1], dims[0]}, c.type), access(input, dims, c.type));
   Stmt blockColumns = forLoop(Name{Role::Index, dims[1]}, first, last, {store});
   Stmt rows = forLoop(Name{Role::Index, dims[0]}, intImm(0), extentOf(p, dims[0]), {blockColumns});
