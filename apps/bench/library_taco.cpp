@@ -138,14 +138,17 @@ struct TacoStep {
   std::vector<void*> arguments;
   bool parallel = false;
   std::string schedule;  // the concrete statement, for the report
+  double compileSeconds = 0;
 };
 
 TacoStep compileStep(IndexStmt stmt, const TensorBase& result, const std::vector<TensorBase>& operands) {
   TacoStep step;
+  auto start = std::chrono::steady_clock::now();
   IndexStmt concrete = taco::scalarPromote(stmt.concretize());  // as TensorBase::compile(stmt)
   step.module = std::make_shared<taco::ir::Module>();
   step.module->addFunction(taco::lower(concrete, "compute", /*assemble=*/false, /*compute=*/true));
   step.module->compile();
+  step.compileSeconds = secondsSince(start);
   step.tensors.push_back(result);
   step.arguments.push_back(static_cast<taco_tensor_t*>(result.getStorage()));
   for (const taco::TensorVar& var : taco::getArguments(concrete))
@@ -210,7 +213,12 @@ class TacoInstance : public Instance {
 
   std::string note() const {
     std::string text = std::string("taco ") + TACO_VERSION_GIT_SHORTHASH + ": ";
-    for (size_t n = 0; n < steps_.size(); ++n) text += (n ? "; then " : "") + steps_[n].schedule;
+    double compileSeconds = 0;
+    for (size_t n = 0; n < steps_.size(); ++n) {
+      text += (n ? "; then " : "") + steps_[n].schedule;
+      compileSeconds += steps_[n].compileSeconds;
+    }
+    text += "; compiled in " + formatMilliseconds(compileSeconds) + " (not timed)";
     if (!cColumnMajor_.empty())
       text += "; C transposed to column-major when prepared, in " + formatMilliseconds(layoutSeconds_) + " (not timed)";
     return text;
