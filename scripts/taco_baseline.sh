@@ -5,7 +5,7 @@
 # TACO_PREFIX: the prefix a TACO build was installed into (include/taco.h, lib/libtaco.so).
 # BUILD_DIR: react's build folder for it (default build-taco; build/ stays without TACO).
 # This script neither downloads nor builds TACO, and the project keeps no TACO code or build
-# recipe: docs/benchmarks.md ("TACO") says which commit the docs measured and what TACO needs.
+# recipe: docs/benchmarks-taco.md says which commit the docs measured and what TACO needs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -35,4 +35,4 @@ command -v "${TACO_CC:-cc}" >/dev/null || die "TACO's JIT compiles its kernels w
 cd "$root"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DREACT_TACO_DIR="$prefix" >/dev/null
 cmake --build "$build" -j2 --target react-bench
-echo "react-bench with TACO: $build/bin/react-bench --variants react-openmp,taco-default,taco-best,... (docs/benchmarks.md, \"TACO\")"
+echo "react-bench with TACO: $build/bin/react-bench --variants react-openmp,taco-default,taco-best,... (docs/benchmarks-taco.md)"

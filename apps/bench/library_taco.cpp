@@ -4,7 +4,7 @@
 // TensorBase::compute() uses, so a timed run is TACO's compute functions alone.
 //   taco-default  the expression as written, scheduled as TensorBase::compile() schedules it
 //                 (topological loop order, inserted temporaries, outer loop parallel where TACO can)
-//   taco-best     the fastest schedule written by hand, chosen by measuring (docs/benchmarks.md, "TACO"):
+//   taco-best     the fastest schedule written by hand, chosen by measuring (docs/benchmarks-taco.md):
 //     sddmm    C stored column-major (a transposed copy made when prepared), loops i,j,k
 //     spmm_mm  two kernels: T = C @ D, then A = S @ T
 //     norm_row the row sum hoisted into a scalar per row: where(A(i,j) = S(i,j) / r, r += S(i,l))
@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #endif
 
 namespace react::bench {
@@ -174,8 +175,8 @@ struct Refused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A csr tensor with S's pattern over arrays of its own: what TACO's assemble step would give the
-// result (and a compute function may move a result's positions while it runs).
+// The arrays of a csr tensor with S's pattern (what TACO's assemble step would give the result),
+// its own: TACO's arrays are writable, S's are the harness's.
 struct PatternArrays {
   std::vector<int> rowptr, col;
   std::vector<double> values;
@@ -207,7 +208,7 @@ class TacoInstance : public Instance {
 
   // A serial schedule runs on one thread whatever --threads says: TACO parallelizes a loop that
   // appends to a compressed result only with its insert assembly, which taco-best leaves out
-  // (docs/benchmarks.md, "TACO": slower at 1 thread), and which its default schedule does not try.
+  // (docs/benchmarks-taco.md: no faster at 1 thread), and which its default schedule does not try.
   int threads() const override { return parallel() ? omp_get_max_threads() : 1; }
   bool followsOpenMPThreads() const override { return parallel(); }
 
@@ -350,7 +351,7 @@ std::unique_ptr<Instance> makeTacoInstance(const BenchKernel& k, const TensorVal
 bool tacoAvailable() { return false; }
 
 std::unique_ptr<Instance> makeTacoInstance(const BenchKernel&, const TensorValues&, TacoSchedule, std::string&, std::string& why) {
-  why = "react-bench was built without TACO (configure react with -DREACT_TACO_DIR=<TACO install prefix>; docs/benchmarks.md, \"TACO\")";
+  why = "react-bench was built without TACO (configure react with -DREACT_TACO_DIR=<TACO install prefix>; docs/benchmarks-taco.md)";
   return nullptr;
 }
 #endif
