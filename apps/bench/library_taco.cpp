@@ -208,7 +208,7 @@ class TacoInstance : public Instance {
 
   // A serial schedule runs on one thread whatever --threads says: TACO parallelizes a loop that
   // appends to a compressed result only with its insert assembly, which taco-best leaves out
-  // (docs/benchmarks-taco.md: no faster at 1 thread), and which its default schedule does not try.
+  // (docs/benchmarks-taco.md: slower at 1 thread, or a tie), and which its default schedule does not try.
   int threads() const override { return parallel() ? omp_get_max_threads() : 1; }
   bool followsOpenMPThreads() const override { return parallel(); }
 
