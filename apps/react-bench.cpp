@@ -34,12 +34,17 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
                          KIND: uniform | powerlaw | banded (repeatable)
   --variants LIST        comma list of none-openmp, maximal-openmp, react-openmp, none-kokkos,
                          maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels,
+                         taco-default, taco-best (TACO's default schedule and the best one
+                         written by hand; only in a build configured with -DREACT_TACO_DIR),
                          auto-openmp (auto decides per matrix), none-openmp-right,
                          maximal-openmp-right, react-openmp-right (product chains associated
-                         right to left: spmm_mm as S @ (C @ D)), or all (default)
+                         right to left: spmm_mm as S @ (C @ D)), or all (default; the taco
+                         variants where react-bench was built with TACO)
   --threads LIST         OpenMP thread counts, e.g. 1,2 (default: all cores); Kokkos variants run
                          on Kokkos' default execution space (Serial in Debian's Kokkos: 1 thread;
-                         a GPU in a CUDA build, with inputs copied there once, outside the timings)
+                         a GPU in a CUDA build, with inputs copied there once, outside the timings);
+                         taco variants run their parallel loops on the OpenMP threads, and a
+                         schedule TACO cannot parallelize on 1 thread
   --reps N               timed runs after the warm-up (default 10)
   --budget SECONDS       fewer runs (at least 1) where N runs would take longer (default 2)
   --sddmm-k LIST         sddmm dense sizes K (default 64,256)
@@ -276,7 +281,7 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
       if (p.instance && measured && !p.instance->followsOpenMPThreads()) {
         r.variantThreads = measured->variantThreads;
         r.timing = measured->timing;
-        r.note = "measured once, at --threads " + std::to_string(measured->threads) + " (its thread count is Kokkos')";
+        r.note = "measured once, at --threads " + std::to_string(measured->threads) + " (its thread count does not follow --threads)";
       } else if (p.instance) {
         r.variantThreads = p.instance->threads();
         auto start = std::chrono::steady_clock::now();

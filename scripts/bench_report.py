@@ -41,6 +41,12 @@ METHOD = """\
   for the element-wise steps; Kokkos Kernels has no SDDMM, softmax or row scaling).
   **library** in the speedups and plots is the faster of the two library variants for each
   (matrix, kernel, threads).
+- **TACO.** A react-bench configured with `-DREACT_TACO_DIR` (`scripts/taco_baseline.sh`) also
+  has `taco-default` (each kernel in TACO's index notation, scheduled as TACO's
+  `TensorBase::compile()` schedules it) and `taco-best` (the fastest schedule written by hand),
+  compiled through TACO's C++ API when prepared and timed as TACO's compute functions alone,
+  checked like every other variant. This report's runs are built without TACO; the schedules, what
+  TACO cannot express and its results are in [benchmarks-taco.md](benchmarks-taco.md).
 - **Check before timing.** Each variant's warm-up result is compared with react-openmp's (1e-9
   relative to the largest entry, same pattern); a disagreement stops the run (exit status 3).
 - **Timing.** `std::chrono::steady_clock` around the kernel call alone (inputs bound, outputs and
@@ -217,16 +223,25 @@ def scaling(res, command, out):
     out.append("\n— : cannot run (for sddmm's library pipeline: the dense N x N product needs more than 4 GB).")
 
 
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
+
+
+def marked_block(text, name):
+    """The lines between <!-- name --> and <!-- /name -->, or None."""
+    if f"<!-- {name} -->" not in text:
+        return None
+    return text.split(f"<!-- {name} -->")[1].split(f"<!-- /{name} -->")[0].strip("\n")
+
+
 def auto_section(out):
     """The summaries of docs/benchmarks-auto*.md (scripts/auto_bench.sh), when they exist."""
-    docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
-    files = sorted(f for f in os.listdir(docs) if f.startswith("benchmarks-auto") and f.endswith(".md"))
+    files = sorted(f for f in os.listdir(DOCS) if f.startswith("benchmarks-auto") and f.endswith(".md"))
     blocks = []
     for f in files:
-        text = open(os.path.join(docs, f)).read()
-        if "<!-- auto-summary -->" not in text:
+        text = open(os.path.join(DOCS, f)).read()
+        block = marked_block(text, "auto-summary")
+        if block is None:
             continue
-        block = text.split("<!-- auto-summary -->")[1].split("<!-- /auto-summary -->")[0].strip("\n")
         run = next((line for line in text.splitlines() if "thread(s), and" in line), "")
         threads = run.split(" at ")[-1].split(" thread(s)")[0] if run else "?"
         cpu = next((line[len("Machine: "):].rstrip(".") for line in text.splitlines() if line.startswith("Machine: ")), "")
@@ -242,6 +257,14 @@ def auto_section(out):
             "5% slower than the best fixed choice; on this shared 2-core machine the misses are near-ties "
             "(left against right at NH = NJ = 32), within the spread of one kernel measured twice "
             "(docs/auto.md, \"How well it chooses\")."] + blocks
+
+
+def taco_section(out):
+    """The summary of docs/benchmarks-taco.md (react-bench built with TACO), when it exists."""
+    path = os.path.join(DOCS, "benchmarks-taco.md")
+    block = marked_block(open(path).read(), "taco-summary") if os.path.exists(path) else None
+    if block is not None:
+        out += ["", "## TACO", "", block]
 
 
 def main():
@@ -288,7 +311,8 @@ def main():
     if scal:
         scaling(scal, args.scaling_command, out)
     auto_section(out)
-    out += [""] + device_block(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"))
+    taco_section(out)
+    out += [""] + device_block(DOCS)
     out += ["", "## Method", "", METHOD, "", "### Work model", "", MODEL, "", "## All results"]
     tables(res, out)
     print("\n".join(out))

@@ -81,6 +81,39 @@ TEST_CASE("bench: library pipelines, auto and the right-associated variants agre
   }
 }
 
+TEST_CASE("bench: the taco variants agree with react-openmp, or say why they cannot run") {
+  CsrMatrix s = test::randomCsr(40, 30, 0.2, 11);  // every third row empty
+  ReactKernels kernels(test::testCache());
+  for (const BenchKernel& k : benchmarkKernels({"all"}, smallSizes())) {
+    TensorValues inputs = kernelInputs(k, s);
+    Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, {});
+    REQUIRE(ref.instance);
+    ref.instance->run();
+    MarketData want = ref.instance->result();
+    for (const VariantSpec& v : parseVariants("taco-default,taco-best")) {
+      INFO(k.label() << " " << v.name);
+      Prepared p = prepareVariant(v, k, inputs, kernels, {});
+      CHECK(p.performedFlops > 0);
+      if (!tacoAvailable()) {
+        CHECK(contains(p.cannotRun, "react-bench was built without TACO (configure react with -DREACT_TACO_DIR="));
+        continue;
+      }
+      if (k.name == "sddmm" && v.name == "taco-default") {  // TACO's i,k,j order appends per k
+        CHECK(contains(p.cannotRun, "(TACO issue #73)"));
+        continue;
+      }
+      REQUIRE_MESSAGE(p.instance, p.cannotRun);
+      CHECK(contains(p.note, "taco "));
+      p.instance->run();
+      p.instance->run();  // results are overwritten, not accumulated
+      Agreement a = compareResults(p.instance->result(), want);
+      CHECK_MESSAGE(a.ok, a.detail);
+    }
+  }
+  std::vector<VariantSpec> all = parseVariants("all");
+  CHECK(std::any_of(all.begin(), all.end(), [](const VariantSpec& v) { return v.taco; }) == tacoAvailable());
+}
+
 TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why") {
   CsrMatrix s = test::randomCsr(40, 30, 0.2, 12);
   ReactKernels kernels(test::testCache());
@@ -105,7 +138,7 @@ TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why
 }
 
 TEST_CASE("bench: names, work model and timing statistics") {
-  CHECK(parseVariants("all").size() == 12);
+  CHECK(parseVariants("all").size() == (tacoAvailable() ? 14u : 12u));
   CHECK(parseVariants("library-eigen,react-openmp")[0].name == "react-openmp");  // report order
   CHECK_THROWS_WITH_AS(parseVariants("react-cuda"), doctest::Contains("unknown variant 'react-cuda'"), UserError);
   CHECK_THROWS_WITH_AS(benchmarkKernels({"mttkrp"}, {}), doctest::Contains("unknown kernel 'mttkrp'"), UserError);

@@ -47,15 +47,20 @@ WorkModel usefulWork(const BenchKernel& k, const CsrMatrix& s);
 
 // --- variants ---------------------------------------------------------------------------------
 enum class Library { Eigen, KokkosKernels };
+enum class TacoSchedule { Default, Best };  // library_taco.cpp says what each is
 struct VariantSpec {
-  std::string name;  // "react-openmp", "library-eigen", ...
+  std::string name;  // "react-openmp", "library-eigen", "taco-best", ...
   bool library = false;
+  bool taco = false;  // taco-default, taco-best
   FusionMode fusion = FusionMode::React;  // react variants (Auto: decided per matrix)
   Target target = Target::OpenMP;         // react variants
   bool rightAssociated = false;           // "-right": product chains associated right to left
   Library lib = Library::Eigen;           // library variants
+  TacoSchedule tacoSchedule = TacoSchedule::Default;  // taco variants
 };
-const std::vector<std::string>& variantNames();  // every variant, in report order
+// Every variant, in report order; "all" leaves out the taco ones where react-bench was built
+// without TACO (naming them gives rows that say so).
+const std::vector<std::string>& variantNames();
 // The program a react variant compiles for `s` and the mode it compiles it in: the kernel's own
 // program, its right-associated form ("-right"), or auto's choice for s's statistics. Throws
 // react::UserError for "-right" on a kernel without a product chain.
@@ -132,6 +137,14 @@ struct LibraryCost {
   std::string temporary;  // what the temporary is, for the report
 };
 LibraryCost libraryCost(const BenchKernel& k, const CsrMatrix& s);
+
+// The TACO baselines (library_taco.cpp), compiled when prepared: null with `why` set where TACO
+// cannot run the kernel (or react-bench was built without TACO); `note` names TACO's commit and
+// the schedule. tacoFlops: the flops of the loops that schedule runs, redundant ones included.
+bool tacoAvailable();
+std::unique_ptr<Instance> makeTacoInstance(const BenchKernel& k, const TensorValues& inputs, TacoSchedule schedule,
+                                           std::string& note, std::string& why);
+double tacoFlops(const BenchKernel& k, const CsrMatrix& s, TacoSchedule schedule);
 
 // --- agreement ----------------------------------------------------------------------------------
 struct Agreement {

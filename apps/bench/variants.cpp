@@ -16,6 +16,7 @@ const std::vector<std::string>& variantNames() {
   static const std::vector<std::string> names{"none-openmp",    "maximal-openmp", "react-openmp",
                                               "none-kokkos",    "maximal-kokkos", "react-kokkos",
                                               "library-eigen",  "library-kokkoskernels",
+                                              "taco-default",   "taco-best",
                                               "auto-openmp",    "none-openmp-right", "maximal-openmp-right",
                                               "react-openmp-right"};
   return names;
@@ -25,8 +26,10 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
   std::vector<std::string> names;
   std::stringstream in(list);
   for (std::string item; std::getline(in, item, ',');) {
-    if (item == "all") names.insert(names.end(), variantNames().begin(), variantNames().end());
-    else names.push_back(item);
+    if (item != "all") names.push_back(item);
+    else
+      for (const std::string& name : variantNames())
+        if (tacoAvailable() || name.rfind("taco-", 0) != 0) names.push_back(name);
   }
   std::vector<VariantSpec> specs;
   for (const std::string& name : variantNames()) {
@@ -40,7 +43,9 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
       second.resize(second.size() - 6);
     }
     v.library = first == "library";
+    v.taco = first == "taco";
     if (v.library) v.lib = second == "eigen" ? Library::Eigen : Library::KokkosKernels;
+    else if (v.taco) v.tacoSchedule = second == "best" ? TacoSchedule::Best : TacoSchedule::Default;
     else {
       v.fusion = parseFusionMode(first);
       v.target = parseTarget(second);
@@ -48,10 +53,11 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
     specs.push_back(v);
   }
   for (const std::string& name : names)
-    if (std::find(variantNames().begin(), variantNames().end(), name) == variantNames().end())
-      throw UserError("unknown variant '" + name + "' (expected a comma list of: all, none-openmp, maximal-openmp, "
-                  "react-openmp, none-kokkos, maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels, "
-                  "auto-openmp, none-openmp-right, maximal-openmp-right, react-openmp-right)");
+    if (std::find(variantNames().begin(), variantNames().end(), name) == variantNames().end()) {
+      std::string known = "all";
+      for (const std::string& n : variantNames()) known += ", " + n;
+      throw UserError("unknown variant '" + name + "' (expected a comma list of: " + known + ")");
+    }
   if (specs.empty()) throw UserError("no variant given");
   return specs;
 }
@@ -81,7 +87,7 @@ void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std
   for (const BenchKernel& k : kernels)
     for (const VariantSpec& v : variants) {
       // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain.
-      if (v.library || v.fusion == FusionMode::Auto) continue;
+      if (v.library || v.taco || v.fusion == FusionMode::Auto) continue;
       if (v.rightAssociated && productChains(kernelProgram(k, any)).empty()) continue;
       std::pair<std::string, Target> source{emitSource(lowerToLoops(variantProgram(k, v, any, jit_).tree), v.target), v.target};
       // Variants may emit the same source (react and none where react fuses nothing): compiling
@@ -169,6 +175,15 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
       p.instance = makeKokkosKernelsInstance(k, inputs, why);
       if (!p.instance) p.cannotRun = "cannot run: " + why;
     }
+    return p;
+  }
+  if (v.taco) {
+    p.performedFlops = tacoFlops(k, s, v.tacoSchedule);
+    p.cannotRun = refusal(p.performedFlops, 0, "", limits);
+    if (!p.cannotRun.empty()) return p;
+    std::string why;
+    p.instance = makeTacoInstance(k, inputs, v.tacoSchedule, p.note, why);
+    if (!p.instance) p.cannotRun = "cannot run: " + why;
     return p;
   }
   if (v.rightAssociated && productChains(kernelProgram(k, s)).empty()) {
