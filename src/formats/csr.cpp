@@ -27,16 +27,12 @@ void checkCols32(int64_t cols, const char* where) {
 
 // ---------------------------------------------------------------------------------------------
 template <typename Index>
-void CsrMatrixT<Index>::validate() const {
+void validateCsrArrays(int64_t rows, int64_t cols, const int64_t* rowptr, const Index* col, int64_t nnz) {
   auto fail = [](const std::string& what) { throw UserError("invalid CSR matrix: " + what); };
   if (rows < 0 || cols < 0) fail("negative size " + dims(rows, cols));
-  if (static_cast<int64_t>(rowptr.size()) != rows + 1)
-    fail("rowptr has " + std::to_string(rowptr.size()) + " entries, expected rows+1 = " + std::to_string(rows + 1));
   if (rowptr[0] != 0) fail("rowptr[0] is " + std::to_string(rowptr[0]) + ", expected 0");
-  if (rowptr[rows] != nnz())
-    fail("rowptr[rows] is " + std::to_string(rowptr[rows]) + ", expected nnz = " + std::to_string(nnz()));
-  if (val.size() != col.size())
-    fail("val has " + std::to_string(val.size()) + " entries, col has " + std::to_string(col.size()));
+  if (rowptr[rows] != nnz)
+    fail("rowptr[rows] is " + std::to_string(rowptr[rows]) + ", expected nnz = " + std::to_string(nnz));
   for (int64_t r = 0; r < rows; ++r)
     if (rowptr[r + 1] < rowptr[r])
       fail("rowptr decreases at row " + std::to_string(r) + " (" + std::to_string(rowptr[r]) + " > " +
@@ -52,6 +48,19 @@ void CsrMatrixT<Index>::validate() const {
              std::to_string(r) + " (after column " + std::to_string(col[k - 1]) + ")");
     }
   }
+}
+template void validateCsrArrays(int64_t, int64_t, const int64_t*, const int32_t*, int64_t);
+template void validateCsrArrays(int64_t, int64_t, const int64_t*, const int64_t*, int64_t);
+
+template <typename Index>
+void CsrMatrixT<Index>::validate() const {
+  auto fail = [](const std::string& what) { throw UserError("invalid CSR matrix: " + what); };
+  if (rows < 0 || cols < 0) fail("negative size " + dims(rows, cols));
+  if (static_cast<int64_t>(rowptr.size()) != rows + 1)
+    fail("rowptr has " + std::to_string(rowptr.size()) + " entries, expected rows+1 = " + std::to_string(rows + 1));
+  if (val.size() != col.size())
+    fail("val has " + std::to_string(val.size()) + " entries, col has " + std::to_string(col.size()));
+  validateCsrArrays(rows, cols, rowptr.data(), col.data(), nnz());
   for (size_t k = 0; k < val.size(); ++k)
     if (roundTo(valueType, val[k]) != val[k] && !std::isnan(val[k]))
       fail("value " + std::to_string(k) + " (" + std::to_string(val[k]) + ") is not a " + toString(valueType) + " value");

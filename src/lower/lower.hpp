@@ -4,6 +4,7 @@
 #include "fusion/fusion.hpp"
 #include "lower/abi.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -137,6 +138,37 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {})
 // measurements); throws react::UserError naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
 
+// --- tensors in the caller's memory (Kernel::runViews; the Python module, docs/python.md) ------
+// Where a tensor's arrays are: the host's memory, or that of the device a Kokkos kernel runs on
+// when the host cannot read it (CUDA).
+enum class MemorySpace { Host, Device };
+std::string toString(MemorySpace m);  // "host" / "device"
+// A tensor held by the caller, described for a kernel that reads or writes it in place: shape,
+// format, value type, memory, and its arrays as the kernel ABI takes them (`data.vals`: values of
+// `valueType`, `data.nnz` of them; csr: `data.pos` rows+1 int64 positions, `data.crd` int32
+// coordinates).
+struct TensorView {
+  std::vector<int64_t> shape;
+  bool csr = false;
+  ValueType valueType = ValueType::Float64;
+  MemorySpace memory = MemorySpace::Host;
+  ReactTensor data{nullptr, nullptr, nullptr, 0};
+};
+using TensorViews = std::map<std::string, TensorView>;
+// Throws react::UserError "tensor 'S': invalid CSR matrix: ..." unless a host csr view's arrays
+// are a valid csr matrix of its shape (validateCsrArrays): kernels read them unchecked. A device
+// view is not read (the host cannot).
+void checkCsrView(const std::string& name, const TensorView& v);
+// One result of a run, as the caller allocates it: its shape for the run's sizes, format and value
+// type; a csr result's values sit at the stored entries of the input `pattern`.
+struct ResultLayout {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool csr = false;
+  std::string pattern;
+  ValueType valueType = ValueType::Float64;
+};
+
 class Kernel;
 struct DeviceCopies;
 struct FloatCopies;
@@ -207,6 +239,19 @@ class Kernel {
   // Extents of every index for these inputs: sparse dimensions from the inputs themselves (so one
   // kernel serves matrices of any size), dense ones as compiled; inconsistent shapes throw.
   std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;
+  // The same from views: only their shapes and formats are read (other entries are ignored).
+  std::map<std::string, int64_t> sizesFor(const TensorViews& inputs) const;
+  // The results a run with these sizes (sizesFor) writes, in argument order.
+  std::vector<ResultLayout> resultsFor(const std::map<std::string, int64_t>& sizes) const;
+  // Runs in place on views of every argument, by name: the inputs, and the results laid out as
+  // resultsFor says (a csr result's positions and coordinates are its pattern's: the view's are
+  // not used). Nothing is copied, so every view must be in the kernel's memory (memory()) and of
+  // its tensor's value type. Checks presence, formats, value types, memory, shapes and array
+  // lengths (react::UserError naming the tensor), not the contents of csr arrays (checkCsrView).
+  void runViews(const TensorViews& arguments) const;
+  // Where the kernel reads and writes: the device for a Kokkos kernel on a device the host cannot
+  // read (CUDA), else the host.
+  MemorySpace memory() const;
 
   const IndexTree& tree() const { return tree_; }
   const LoopProgram& loops() const { return loops_; }  // the loop IR after the target's passes
@@ -215,6 +260,16 @@ class Kernel {
   Target target() const { return target_; }
 
  private:
+  // What a run allocates besides its arguments (the kernel allocates its temporaries itself): a
+  // description for the error when it cannot, and the bytes. `patternNnz` gives a csr input's
+  // stored entries.
+  struct TemporaryStorage {
+    std::string what;
+    int64_t bytes = 0;
+  };
+  TemporaryStorage temporaryStorage(const std::map<std::string, int64_t>& sizes,
+                                    const std::function<int64_t(const std::string&)>& patternNnz) const;
+
   IndexTree tree_;
   LoopProgram loops_;
   std::string source_;
