@@ -1,4 +1,4 @@
-// Kernels run in place on caller-held arrays (TensorView, Kernel::runViews; the Python module's
+// Kernels run in place on caller-held arrays (TensorView, Kernel::bindViews; the Python module's
 // path): the benchmark kernels agree with Kernel::run in float64 and float32, and every check
 // names the tensor it refuses.
 #include "indexnotation_test_util.hpp"
@@ -78,7 +78,7 @@ TEST_CASE("views: the benchmark kernels in place agree with Kernel::run, float64
       HostViews h;
       for (const auto& [name, value] : c.inputs) h.add(name, value);
       h.addResults(k);
-      k.runViews(h.views);
+      k.bindViews(h.views).run();
       CHECK(h.values("A") == valuesOf(want.at("A")));
     }
   }
@@ -117,12 +117,12 @@ TEST_CASE("views: refused views name the tensor") {
   HostViews h;
   for (const auto& [name, value] : c.inputs) h.add(name, value);
   h.addResults(k);
-  REQUIRE(errorOf([&] { k.runViews(h.views); }) == "");
+  REQUIRE(errorOf([&] { k.bindViews(h.views).run(); }) == "");
 
   auto refused = [&](const std::function<void(TensorViews&)>& change) {
     TensorViews views = h.views;
     change(views);
-    return errorOf([&] { k.runViews(views); });
+    return errorOf([&] { k.bindViews(views).run(); });
   };
   CHECK(refused([](TensorViews& v) { v.erase("B"); }) == "kernel: no value given for input 'B'");
   CHECK(refused([](TensorViews& v) { v.erase("A"); }) == "kernel: no array given for result 'A'");
@@ -140,6 +140,9 @@ TEST_CASE("views: refused views name the tensor") {
         "kernel: result 'A' has " + std::to_string(h.views["S"].data.nnz + 1) + " values, its pattern 'S' " +
             std::to_string(h.views["S"].data.nnz) + " stored entries");
   CHECK(refused([](TensorViews& v) { v["A"].csr = false; }) == "kernel: result 'A' is given as dense 6x5, the kernel writes csr 6x5");
+  BoundKernel b = k.bindViews(h.views);
+  b.run();
+  CHECK(errorOf([&] { b.results(); }) == "kernel: a kernel bound to views writes its results into their arrays");
 }
 
 TEST_CASE("views: checkCsrView finds broken csr arrays, names the tensor, and skips device views") {

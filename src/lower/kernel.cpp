@@ -238,11 +238,12 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
 void BoundKernel::run() {
   allocateOrThrow(temporaries, temporaryBytes, [&] { kernel_->runRaw(args.data(), sizes.data()); });
   // Host float64 outputs are the kernel's own arrays; device and float32 ones are copies.
-  hostCopy_ = device || floats ? HostCopy::Stale : HostCopy::Current;
+  if (hostCopy_ != HostCopy::InViews) hostCopy_ = device || floats ? HostCopy::Stale : HostCopy::Current;
 }
 
 const TensorValues& BoundKernel::results() {
   if (hostCopy_ == HostCopy::NoRun) throw UserError("kernel: results asked for before the kernel has run");
+  if (hostCopy_ == HostCopy::InViews) throw UserError("kernel: a kernel bound to views writes its results into their arrays");
   if (hostCopy_ == HostCopy::Current) return outputs_;
   for (auto& [name, value] : outputs_) {
     std::vector<double>& host = valuesOf(value);

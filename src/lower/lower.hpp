@@ -138,7 +138,7 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {})
 // measurements); throws react::UserError naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
 
-// --- tensors in the caller's memory (Kernel::runViews; the Python module, docs/python.md) ------
+// --- tensors in the caller's memory (Kernel::bindViews; the Python module, docs/python.md) -----
 // Where a tensor's arrays are: the host's memory, or that of the device a Kokkos kernel runs on
 // when the host cannot read it (CUDA).
 enum class MemorySpace { Host, Device };
@@ -173,7 +173,8 @@ class Kernel;
 struct DeviceCopies;
 struct FloatCopies;
 class BoundKernel;
-// A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
+// A kernel with its arguments bound: inputs borrowed, outputs allocated once (Kernel::bind), or
+// every argument borrowed (Kernel::bindViews). Runs reuse them,
 // so timing one measures the kernel alone. On a device that cannot read host memory (CUDA), the
 // inputs are copied to the device once here.
 // A float32 tensor (TensorDecl::valueType) is a float array for the kernel: bind converts each
@@ -203,13 +204,13 @@ class BoundKernel {
 
   void run();  // returns when the kernel has finished (it fences)
   // The last run's results on the host (copied back first where needed); react::UserError before
-  // any run.
+  // any run, and for a kernel bound to views (its results are in their arrays).
   const TensorValues& results();
   bool onDevice() const { return device != nullptr; }
 
  private:
   friend class Kernel;
-  enum class HostCopy { NoRun, Current, Stale };
+  enum class HostCopy { NoRun, Current, Stale, InViews };
   TensorValues outputs_;  // host tensors of the results, current only when hostCopy_ says so
   HostCopy hostCopy_ = HostCopy::NoRun;
   const Kernel* kernel_ = nullptr;
@@ -243,12 +244,13 @@ class Kernel {
   std::map<std::string, int64_t> sizesFor(const TensorViews& inputs) const;
   // The results a run with these sizes (sizesFor) writes, in argument order.
   std::vector<ResultLayout> resultsFor(const std::map<std::string, int64_t>& sizes) const;
-  // Runs in place on views of every argument, by name: the inputs, and the results laid out as
+  // Binds views of every argument, by name: the inputs, and arrays for the results laid out as
   // resultsFor says (a csr result's positions and coordinates are its pattern's: the view's are
-  // not used). Nothing is copied, so every view must be in the kernel's memory (memory()) and of
-  // its tensor's value type. Checks presence, formats, value types, memory, shapes and array
-  // lengths (react::UserError naming the tensor), not the contents of csr arrays (checkCsrView).
-  void runViews(const TensorViews& arguments) const;
+  // not used). Nothing is copied: runs read and write the views' arrays, which must outlive the
+  // result, be in the kernel's memory (memory()) and hold its tensors' value types. Checks
+  // presence, formats, value types, memory, shapes and array lengths (react::UserError naming the
+  // tensor), not the contents of csr arrays (checkCsrView).
+  BoundKernel bindViews(const TensorViews& arguments) const;
   // Where the kernel reads and writes: the device for a Kokkos kernel on a device the host cannot
   // read (CUDA), else the host.
   MemorySpace memory() const;

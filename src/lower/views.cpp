@@ -28,7 +28,7 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-void Kernel::runViews(const TensorViews& arguments) const {
+BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   const std::map<std::string, int64_t> sizes = sizesFor(arguments);
   const std::vector<ResultLayout> results = resultsFor(sizes);
   auto view = [&](const std::string& name) -> const TensorView& {
@@ -36,7 +36,9 @@ void Kernel::runViews(const TensorViews& arguments) const {
     if (it == arguments.end()) throw UserError("kernel: no array given for result '" + name + "'");
     return it->second;
   };
-  std::vector<ReactTensor> args;
+  BoundKernel b;
+  b.kernel_ = this;
+  b.hostCopy_ = BoundKernel::HostCopy::InViews;
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = tree_.tensor(name).decl;
     const TensorView& v = view(name);
@@ -64,13 +66,14 @@ void Kernel::runViews(const TensorViews& arguments) const {
     if (!v.csr && t.nnz != checkedElementCount(v.shape, valueBytes(v.valueType), what))
       throw UserError(what + " has " + std::to_string(t.nnz) + " values for shape " + shapeText(v.shape));
     if (t.nnz > 0 && !t.vals) throw UserError(what + " has no values array");
-    args.push_back(t);
+    b.args.push_back(t);
   }
-  std::vector<int64_t> runtimeSizes;
-  for (const std::string& index : loops_.runtimeSizes) runtimeSizes.push_back(sizes.at(index));
+  for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
   const TemporaryStorage temporaries =
       temporaryStorage(sizes, [&](const std::string& pattern) { return view(pattern).data.nnz; });
-  allocateOrThrow(temporaries.what, temporaries.bytes, [&] { runRaw(args.data(), runtimeSizes.data()); });
+  b.temporaries = temporaries.what;
+  b.temporaryBytes = temporaries.bytes;
+  return b;
 }
 
 }  // namespace react
