@@ -22,27 +22,29 @@ bool integers(const py::array& a) { return a.dtype().kind() == 'i' || a.dtype().
 }  // namespace
 
 template <typename T>
-py::array_t<T> CallArguments::hostArray(py::handle value) {
+py::array_t<T> CallArguments::hostArray(const std::string& what, py::handle value) {
   auto converted = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(value);
-  if (!converted) return {};
+  if (!converted) {
+    PyErr_Clear();
+    const std::string given = py::isinstance<py::array>(value)
+                                  ? "an array of " + dtypeOf(py::reinterpret_borrow<py::array>(value))
+                                  : "a " + py::str(py::type::of(value).attr("__qualname__")).cast<std::string>();
+    throw UserError(what + ": NumPy cannot read " + given + " as " + py::str(py::dtype::of<T>()).cast<std::string>() + " values");
+  }
   // An ndarray of the right type and layout comes back as itself, or as a view of its data (an
   // ndarray subclass such as np.matrix); anything else is a new array.
   bool sameData = py::isinstance<py::array>(value) && py::reinterpret_borrow<py::array>(value).data() == converted.data();
   if (!sameData) copiedBytes_ += converted.nbytes();
+  keep(converted);
   return converted;
 }
 
 void* CallArguments::hostValues(const std::string& what, py::handle value, ValueType type, int64_t minimumSize,
                                 py::array* array) {
-  *array = type == ValueType::Float32 ? py::array(hostArray<float>(value)) : py::array(hostArray<double>(value));
-  if (!*array) {
-    PyErr_Clear();
-    throw UserError(what + ": NumPy cannot read " + py::repr(value).cast<std::string>().substr(0, 80) + " as " +
-                    toString(type) + " values");
-  }
+  if (type == ValueType::Float32) *array = hostArray<float>(what, value);
+  else *array = hostArray<double>(what, value);
   if (minimumSize >= 0 && (array->ndim() != 1 || array->shape(0) < minimumSize))
     throw UserError(what + ": expected a vector of at least " + std::to_string(minimumSize) + " values");
-  keep(*array);
   return array->mutable_data();
 }
 
@@ -71,8 +73,7 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
   py::array indptr = py::array::ensure(matrix.attr("indptr"));
   if (!indptr || !integers(indptr) || indptr.ndim() != 1 || indptr.shape(0) != rows + 1)
     throw UserError(what + ": indptr must be rows+1 = " + std::to_string(rows + 1) + " integers");
-  py::array_t<int64_t> positions = hostArray<int64_t>(indptr);  // int32 positions widen: a copy
-  keep(positions);
+  py::array_t<int64_t> positions = hostArray<int64_t>(what + " (its indptr)", indptr);  // int32 positions widen: a copy
   v.data.pos = positions.data();
   const int64_t nnz = v.data.pos[rows];
 
@@ -86,7 +87,7 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
     v.data.crd = static_cast<const int32_t*>(indices.data());
     keep(indices);
   } else {  // other integers narrow to int32, each checked: one that does not fit is no column
-    py::array_t<int64_t> wide = hostArray<int64_t>(indices);
+    py::array_t<int64_t> wide = hostArray<int64_t>(what + " (its indices)", indices);
     py::array_t<int32_t> narrow(nnz);
     const int64_t* from = wide.data();
     int32_t* to = narrow.mutable_data();
@@ -103,7 +104,13 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
   py::array values;
   v.data.vals = hostValues(what + " (its data)", matrix.attr("data"), type, nnz, &values);
   v.data.nnz = nnz;
-  checkCsrView(name, v);
+  try {
+    checkCsrView(name, v);
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    if (message.find("unsorted") == std::string::npos && message.find("duplicate") == std::string::npos) throw;
+    throw UserError(message + " (SciPy: sum_duplicates() sorts a matrix's columns and merges duplicates)");
+  }
   return v;
 }
 

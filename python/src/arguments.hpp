@@ -34,9 +34,10 @@ class CallArguments {
   TensorView denseView(const std::string& name, py::handle value, ValueType type);
   TensorView csrView(const std::string& name, py::handle matrix, ValueType type);
   // The array NumPy makes of `value` with element type T, C-contiguous: `value` itself where it
-  // already is one, else a copy (counted). Null when NumPy cannot read it.
+  // already is one, else a copy (counted); kept alive for the call. react::UserError naming
+  // `what` when NumPy cannot read it so.
   template <typename T>
-  py::array_t<T> hostArray(py::handle value);
+  py::array_t<T> hostArray(const std::string& what, py::handle value);
   void* hostValues(const std::string& what, py::handle value, ValueType type, int64_t minimumSize, py::array* array);
   void keep(py::object owner) { owners_.push_back(std::move(owner)); }
 
