@@ -42,8 +42,9 @@ class lazy:
 
 
 class _Node:
-    """One recorded operation: `op` over `args` (nodes); a leaf ("value") holds the value it
-    reads, a "scalar" a Python number; reductions and softmax hold their axis (None: all)."""
+    """One recorded operation: `op` over `args` (nodes); reductions and softmax hold their axis
+    (None: all). `value`: a leaf's ("value") wrapped value, a "scalar"'s Python number, an
+    operation's result once computed."""
 
     __slots__ = ("op", "args", "axis", "value")
 
@@ -61,7 +62,7 @@ _REDUCTIONS = {"sum", "max", "softmax", "logsumexp"}
 
 def _text(node, names, context=0, right=False, parent=None):
     """`node` as operator-form text, with the parentheses react's grammar needs and no more."""
-    if node.op in ("value", "scalar"):
+    if names[id(node)] is not None:  # an input
         return names[id(node)]
     if node.op in _PRECEDENCE:
         level = _PRECEDENCE[node.op]
@@ -97,11 +98,17 @@ def _axis(axis):
 
 
 def _record(op, *operands, axis=None):
-    """A new lazy value; evaluated at once outside lazy() (eager mode)."""
+    """A new lazy value; computed at once outside lazy() (eager mode). It keeps its operations
+    either way: a later program that reads a csr result computes it again from its inputs, since a
+    result is a new csr matrix, and react combines csr operands only of one pattern tensor."""
     result = Lazy._of(_Node(op, tuple(_operand(x) for x in operands), axis=axis))
     if _current.get() is None:
-        return Lazy._of(_leaf(evaluate(result)))
+        evaluate(result)
     return result
+
+
+def _dense(value):
+    return not sp.issparse(value) and not (_torch.is_tensor(value) and value.layout != _torch.strided_layout())
 
 
 class Lazy:
@@ -112,15 +119,19 @@ class Lazy:
     `.max(axis=)` keep the reduced axis with size 1 (as SciPy's sparse matrices do). The value is
     computed when it is used: np.asarray(x), x.toarray(), x.tocsr(), react.evaluate(x)."""
 
-    __slots__ = ("_node", "_value")
+    __slots__ = ("_node",)
     __array_ufunc__ = None  # NumPy's operators defer to Lazy's reflected ones (ndarray @ Lazy)
 
     @classmethod
     def _of(cls, node):
         x = cls.__new__(cls)
         x._node = node
-        x._value = node.value if node.op == "value" else None
         return x
+
+    @property
+    def _value(self):
+        """The value, once computed (a leaf's at once); None before."""
+        return self._node.value
 
     def __matmul__(self, other): return _record("@", self, other)
     def __rmatmul__(self, other): return _record("@", other, self)
@@ -223,7 +234,8 @@ class _Program:
         def visit(node):
             if id(node) in names:
                 return
-            if node.op == "value":
+            # Wrapped values, and dense results computed already, are inputs.
+            if node.op == "value" or (node.op != "scalar" and node.value is not None and _dense(node.value)):
                 name = by_value.setdefault(id(node.value), f"x{len(inputs)}")
                 inputs[name] = node.value
                 names[id(node)] = name
@@ -281,5 +293,5 @@ def evaluate(*values, fusion=None, target=None):
         if len(pending) == 1:
             results = {"r0": results}
         for k, v in enumerate(pending):
-            v._value = results[f"r{k}"]
+            v._node.value = results[f"r{k}"]
     return lazies[0]._value if len(lazies) == 1 else tuple(v._value for v in lazies)

@@ -58,7 +58,7 @@ def assert_close(got, want, dtype=np.float64):
         got, want = got.toarray(), want.toarray()
     else:
         assert isinstance(got, np.ndarray) and got.dtype == np.dtype(dtype)
-        want = np.asarray(want)
+        want = want.toarray() if sp.issparse(want) else np.asarray(want)
     assert got.shape == want.shape
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=tolerance(dtype), atol=tolerance(dtype) * scale)
