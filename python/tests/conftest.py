@@ -62,3 +62,8 @@ def assert_close(got, want, dtype=np.float64):
     assert got.shape == want.shape
     scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=tolerance(dtype), atol=tolerance(dtype) * scale)
+
+
+def pytest_configure(config):
+    # torch 1.13 says so once per process, about the tensors it builds for react's csr results too.
+    config.addinivalue_line("filterwarnings", "ignore:Sparse CSR tensor support is in beta state")
