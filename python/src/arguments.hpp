@@ -34,11 +34,14 @@ class CallArguments {
   TensorView denseView(const std::string& name, py::handle value, ValueType type);
   TensorView csrView(const std::string& name, py::handle matrix, ValueType type);
   // The array NumPy makes of `value` with element type T, C-contiguous: `value` itself where it
-  // already is one, else a copy (counted); kept alive for the call. react::UserError naming
-  // `what` when NumPy cannot read it so.
+  // already is one, else a copy (counted); kept alive for the call. react::UserError naming the
+  // input (and `part` of it: " (its indices)") when NumPy cannot read it so.
   template <typename T>
-  py::array_t<T> hostArray(const std::string& what, py::handle value);
-  void* hostValues(const std::string& what, py::handle value, ValueType type, int64_t minimumSize, py::array* array);
+  py::array_t<T> hostArray(const std::string& name, const char* part, py::handle value);
+  // The values of an input, of `type` (hostArray), at least `minimumSize` of them in a vector
+  // unless it is negative; their array in *array.
+  void* hostValues(const std::string& name, const char* part, py::handle value, ValueType type, int64_t minimumSize,
+                   py::array* array);
   void keep(py::object owner) { owners_.push_back(std::move(owner)); }
 
   const Kernel& kernel_;

@@ -87,7 +87,7 @@ void releaseUnusedCapsule(PyObject* capsule) {
 
 DeviceArray deviceArray(const KokkosRuntime& runtime, const std::vector<int64_t>& shape, ValueType type, int deviceId,
                         const std::string& what) {
-  const int64_t bytes = checkedElementCount(shape, valueBytes(type), what) * valueBytes(type);
+  const int64_t elements = checkedElementCount(shape, valueBytes(type), what), bytes = elements * valueBytes(type);
   auto array = std::make_unique<ManagedDeviceMemory>();
   array->runtime = runtime;
   array->shape = shape;
@@ -109,7 +109,7 @@ DeviceArray deviceArray(const KokkosRuntime& runtime, const std::vector<int64_t>
     throw py::error_already_set();
   }
   array.release();  // the capsule owns it now
-  return {py::reinterpret_steal<py::capsule>(capsule), data};
+  return {py::reinterpret_steal<py::capsule>(capsule), data, elements};
 }
 
 }  // namespace react::python

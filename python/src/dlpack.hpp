@@ -45,6 +45,7 @@ struct DLPackCsr {
 struct DeviceArray {
   py::capsule capsule;
   void* data = nullptr;
+  int64_t elements = 0;
 };
 DeviceArray deviceArray(const KokkosRuntime& runtime, const std::vector<int64_t>& shape, ValueType type, int deviceId,
                         const std::string& what);

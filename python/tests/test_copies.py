@@ -83,6 +83,8 @@ def test_unusable_inputs_are_errors_naming_them(sddmm):
     S = in_place(S)
     with pytest.raises(react.Error, match="input 'B': NumPy cannot read .* as float64"):
         kernel(S=S, B=np.array([["x"] * 8] * 40), C=C)
+    with pytest.raises(react.Error, match="input 'B': complex values"):
+        kernel(S=S, B=B.astype(complex), C=C)
     with pytest.raises(react.Error, match="input 'B' dimension 1 is 9"):
         kernel(S=S, B=random_dense((40, 9), 1), C=C)
     with pytest.raises(react.Error, match="'S' is declared csr but given dense"):
