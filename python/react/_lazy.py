@@ -99,16 +99,13 @@ def _axis(axis):
 
 def _record(op, *operands, axis=None):
     """A new lazy value; computed at once outside lazy() (eager mode). It keeps its operations
-    either way: a later program that reads a csr result computes it again from its inputs, since a
-    result is a new csr matrix, and react combines csr operands only of one pattern tensor."""
+    either way, and a later program that reads it computes it again from the wrapped values: a
+    csr result is a new matrix, and react combines csr operands only of one pattern tensor; a
+    result has lost the axes sum(axis=) kept (docs/semantics.md)."""
     result = Lazy._of(_Node(op, tuple(_operand(x) for x in operands), axis=axis))
     if _current.get() is None:
         evaluate(result)
     return result
-
-
-def _dense(value):
-    return not sp.issparse(value) and not (_torch.is_tensor(value) and value.layout != _torch.strided_layout())
 
 
 class Lazy:
@@ -234,8 +231,7 @@ class _Program:
         def visit(node):
             if id(node) in names:
                 return
-            # Wrapped values, and dense results computed already, are inputs.
-            if node.op == "value" or (node.op != "scalar" and node.value is not None and _dense(node.value)):
+            if node.op == "value":
                 name = by_value.setdefault(id(node.value), f"x{len(inputs)}")
                 inputs[name] = node.value
                 names[id(node)] = name

@@ -24,10 +24,6 @@ def is_tensor(x):
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def strided_layout():
-    return _torch().strided
-
-
 def dtype_name(t):
     """The value type react gives the values of tensor t."""
     return "float32" if t.dtype == _torch().float32 else "float64"
