@@ -53,7 +53,7 @@ def main():
         python, raw = [], []
         for _ in range(args.repeats):
             python.append(per_call(lambda: kernel(**inputs), args.calls))
-            raw.append(kernel._kernel_seconds(args.calls, **inputs))
+            raw.append(statistics.fmean(kernel._kernel_seconds(args.calls, **inputs)))
         p, r = statistics.median(python) * 1e6, statistics.median(raw) * 1e6
         print(f"{label:50} {p:10.2f} {r:10.2f} {p - r:10.2f}")
 

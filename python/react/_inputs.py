@@ -13,9 +13,13 @@ from . import _react, _torch
 Error = _react.Error
 
 
+_FLOAT32 = np.dtype(np.float32)
+
+
 def value_dtype(dtype):
-    """The value type react gives values of `dtype`: float32 stays, anything else is float64."""
-    return "float32" if np.dtype(dtype) == np.float32 else "float64"
+    """The value type react gives values of NumPy dtype `dtype`: float32 stays, anything else is
+    float64."""
+    return "float32" if dtype == _FLOAT32 else "float64"
 
 
 def csr_statistics(indptr, shape):

@@ -134,9 +134,9 @@ class Kernel:
         return results.popitem()[1] if len(results) == 1 else results
 
     def _kernel_seconds(self, calls, **inputs):
-        """The kernel's own time per call on these inputs (NumPy and SciPy ones), over `calls`
-        calls from C++ without Python in between: what python/benchmarks/call_overhead.py measures
-        a call's overhead against."""
+        """The kernel's own time on these inputs (NumPy and SciPy ones): the seconds of each of
+        `calls` calls from C++, without Python in between (what python/benchmarks measure a
+        call's overhead against)."""
         return self._native.time_raw([inputs[name] for name in self._inputs], calls)
 
     def __repr__(self):

@@ -213,6 +213,8 @@ def logsumexp(x, axis=None):
 
 def _signature(x):
     """What a kernel is compiled for of an input: format, shape, value type."""
+    if type(x) is np.ndarray:
+        return ("dense", x.shape, _inputs.value_dtype(x.dtype))
     if _torch.is_tensor(x):
         return ("torch", x.layout, tuple(x.shape), _torch.dtype_name(x))
     if sp.issparse(x):
@@ -246,16 +248,19 @@ class _Program:
 
         for v in values:
             visit(v._node)
+        signatures = {name: _signature(x) for name, x in inputs.items() if name not in scalars}
         # Numbers take the inputs' type, as NumPy's Python scalars do: float32 with float32 arrays.
-        types = {_signature(x)[-1] for name, x in inputs.items() if name not in scalars}
+        types = {s[-1] for s in signatures.values()}
         scalar_type = np.float32 if types == {"float32"} else np.float64
         for name in scalars:
             inputs[name] = np.array(inputs[name], dtype=scalar_type)
+            signatures[name] = ("dense", (), scalar_type.__name__)
         self.text = "\n".join(f"r{k} = {_text(v._node, names)}" for k, v in enumerate(values))
         self.inputs = inputs
+        self.signature = tuple(signatures[name] for name in inputs)
 
     def kernel(self, fusion, target):
-        key = (self.text, fusion, target) + tuple(_signature(x) for x in self.inputs.values())
+        key = (self.text, fusion, target) + self.signature
         kernel = _kernels.get(key)
         if kernel is None:
             kernel = compile(self.text, fusion=fusion, target=target, tensors=self.inputs)

@@ -36,17 +36,21 @@ struct CompiledKernel {
     return py::make_tuple(results, call.copiedBytes());
   }
 
-  // The kernel's own time on these arguments, without Python: seconds per call over `calls`
-  // calls of Kernel::runRaw (what the Python call's overhead is measured against).
-  double timeRaw(const py::list& args, int calls) const {
+  // The kernel's own time on these arguments, without Python (what a Python call's overhead is
+  // measured against): the seconds of each of `calls` calls of Kernel::runRaw after a warm-up.
+  std::vector<double> timeRaw(const py::list& args, int calls) const {
     CallArguments call = bind(args);
     py::list results = call.allocateResults();
     BoundKernel bound = kernel.bindViews(call.views());
     py::gil_scoped_release release;
-    bound.run();  // warm-up
-    auto start = std::chrono::steady_clock::now();
-    for (int n = 0; n < calls; ++n) kernel.runRaw(bound.args.data(), bound.sizes.data());
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
+    bound.run();
+    std::vector<double> seconds;
+    for (int n = 0; n < calls; ++n) {
+      auto start = std::chrono::steady_clock::now();
+      kernel.runRaw(bound.args.data(), bound.sizes.data());
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return seconds;
   }
 
   CallArguments bind(const py::list& args) const {
