@@ -65,6 +65,15 @@ def _converted(t, dtype):
     return t, _bytes(t)
 
 
+def _ready(t):
+    """t once the work torch queued for it on its device is done: a Kokkos kernel runs on its own
+    execution space instance, not on torch's current stream (it fences before it returns, so
+    its results are ready for any stream)."""
+    if t.device.type == "cuda":
+        _torch().cuda.current_stream(t.device).synchronize()
+    return t
+
+
 def prepare(name, x, dtype):
     """(DLPack argument, csr source, bytes copied) for input `name` taking `dtype` values."""
     torch = _torch()
@@ -72,7 +81,7 @@ def prepare(name, x, dtype):
     values_dtype = torch.float32 if dtype == "float32" else torch.float64
     if x.layout == torch.strided:
         values, copied = _converted(x, values_dtype)
-        return to_dlpack(values), x, copied
+        return to_dlpack(_ready(values)), x, copied
     x, copied = _csr_form(x)
     rows, cols = x.shape
     crow, col = x.crow_indices(), x.col_indices()
@@ -83,7 +92,7 @@ def prepare(name, x, dtype):
     values, c3 = _converted(x.values(), values_dtype)
     if x.device.type != "cpu":  # the extension checks host arrays itself
         check_csr(name, positions, coordinates, rows, cols)
-    argument = _react.DLPackCsr(rows, cols, to_dlpack(positions), to_dlpack(coordinates), to_dlpack(values))
+    argument = _react.DLPackCsr(rows, cols, to_dlpack(positions), to_dlpack(coordinates), to_dlpack(_ready(values)))
     return argument, x, copied + c1 + c2 + c3
 
 
