@@ -7,8 +7,6 @@ from . import _inputs, _react, _torch
 
 Error = _react.Error
 
-_FUSION_MODES = ("auto", "react", "maximal", "none")
-
 
 def compile(program, *, fusion="auto", target="openmp", dtype=None, sizes=None, cache_dir=None, tensors=None,
             **inputs):
@@ -27,8 +25,6 @@ def compile(program, *, fusion="auto", target="openmp", dtype=None, sizes=None, 
     cache_dir: the JIT cache; by default $REACT_CACHE_DIR or ~/.cache/react, as for react-gen.
     tensors: inputs by name, for names that are not Python identifiers or are these parameters'.
     """
-    if fusion not in _FUSION_MODES:
-        raise Error(f"unknown fusion mode {fusion!r} (expected {', '.join(_FUSION_MODES)})")
     inputs = {**inputs, **(tensors or {})}
     declarations, statistics, dtypes = [], {}, []
     for name, x in inputs.items():

@@ -6,7 +6,6 @@
 
 #include <pybind11/stl.h>
 
-#include <cstring>
 #include <limits>
 
 namespace react::python {
@@ -31,7 +30,8 @@ py::array_t<T> CallArguments::hostArray(const std::string& name, const char* par
     const std::string given = py::isinstance<py::array>(value)
                                   ? "an array of " + dtypeOf(py::reinterpret_borrow<py::array>(value))
                                   : "a " + py::str(py::type::of(value).attr("__qualname__")).cast<std::string>();
-    throw UserError(inputText(name, part) + ": NumPy cannot read " + given + " as " + py::str(py::dtype::of<T>()).cast<std::string>() + " values");
+    throw UserError(inputText(name, part) + ": NumPy cannot read " + given + " as " +
+                    py::str(py::dtype::of<T>()).cast<std::string>() + " values");
   }
   // An ndarray of the right type and layout comes back as itself, or as a view of its data (an
   // ndarray subclass such as np.matrix); anything else is a new array.
@@ -50,7 +50,7 @@ void* CallArguments::hostValues(const std::string& name, const char* part, py::h
   else *array = hostArray<double>(name, part, value);
   if (minimumSize >= 0 && (array->ndim() != 1 || array->shape(0) < minimumSize))
     throw UserError(inputText(name, part) + ": expected a vector of at least " + std::to_string(minimumSize) + " values");
-  return array->mutable_data();
+  return const_cast<void*>(array->data());  // inputs are read only: read-only arrays are fine
 }
 
 TensorView CallArguments::denseView(const std::string& name, py::handle value, ValueType type) {
@@ -182,7 +182,8 @@ py::list CallArguments::allocateResults() {
       v.data = {device.data, nullptr, nullptr, device.elements};
       array = device.capsule;
     } else {
-      py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape)) : py::array(py::array_t<double>(shape));
+      py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
+                                                         : py::array(py::array_t<double>(shape));
       v.data = {host.mutable_data(), nullptr, nullptr, host.size()};
       array = host;
     }

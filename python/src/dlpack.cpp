@@ -59,7 +59,9 @@ bool holdsValues(const DLPackArray& a, ValueType type) {
   return a.dtype.code == kDLFloat && a.dtype.lanes == 1 && a.dtype.bits == 8 * valueBytes(type);
 }
 
-bool holdsIntegers(const DLPackArray& a, int bits) { return a.dtype.code == kDLInt && a.dtype.lanes == 1 && a.dtype.bits == bits; }
+bool holdsIntegers(const DLPackArray& a, int bits) {
+  return a.dtype.code == kDLInt && a.dtype.lanes == 1 && a.dtype.bits == bits;
+}
 
 namespace {
 

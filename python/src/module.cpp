@@ -53,6 +53,18 @@ struct CompiledKernel {
     return seconds;
   }
 
+  // name, csr, pattern, value type of each result, in Kernel::resultsFor's order
+  std::vector<std::tuple<std::string, bool, std::string, std::string>> results() const {
+    std::vector<std::tuple<std::string, bool, std::string, std::string>> out;
+    for (const std::string& name : kernel.loops().args) {
+      const TensorDecl& d = kernel.tree().tensor(name).decl;
+      if (d.role == TensorRole::Output) out.emplace_back(name, d.format.hasSparseLevel(), d.pattern, toString(d.valueType));
+    }
+    return out;
+  }
+
+  std::string inputType(const std::string& name) const { return toString(kernel.tree().tensor(name).decl.valueType); }
+
   CallArguments bind(const py::list& args) const {
     if (args.size() != inputs.size())
       internalError("the kernel takes " + std::to_string(inputs.size()) + " inputs, given " + std::to_string(args.size()));
@@ -122,22 +134,11 @@ PYBIND11_MODULE(_react, m) {
       .def("run", &CompiledKernel::run, py::arg("args"))
       .def("time_raw", &CompiledKernel::timeRaw, py::arg("args"), py::arg("calls"))
       .def_readonly("inputs", &CompiledKernel::inputs)
-      .def_property_readonly("results",
-                             [](const CompiledKernel& k) {
-                               std::vector<std::tuple<std::string, bool, std::string, std::string>> results;
-                               for (const std::string& name : k.kernel.loops().args) {
-                                 const TensorDecl& d = k.kernel.tree().tensor(name).decl;
-                                 if (d.role == TensorRole::Output)
-                                   results.emplace_back(name, d.format.hasSparseLevel(), d.pattern, toString(d.valueType));
-                               }
-                               return results;
-                             })
-      .def("input_dtype", [](const CompiledKernel& k, const std::string& name) { return toString(k.kernel.tree().tensor(name).decl.valueType); })
-      .def_property_readonly("memory", [](const CompiledKernel& k) { return toString(k.kernel.memory()); })
+      .def_property_readonly("results", &CompiledKernel::results)
+      .def("input_dtype", &CompiledKernel::inputType, py::arg("name"))
       .def_readonly("decisions", &CompiledKernel::decisions)
       .def_property_readonly("tree", [](const CompiledKernel& k) { return printTree(k.kernel.tree()); })
       .def_property_readonly("loops", [](const CompiledKernel& k) { return k.kernel.loops().str(); })
       .def_property_readonly("source", [](const CompiledKernel& k) { return k.kernel.source(); })
-      .def_property_readonly("library", [](const CompiledKernel& k) { return k.kernel.library().libraryPath; })
-      .def_property_readonly("cache_hit", [](const CompiledKernel& k) { return k.kernel.library().cacheHit; });
+      .def_property_readonly("library", [](const CompiledKernel& k) { return k.kernel.library().libraryPath; });
 }

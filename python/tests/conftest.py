@@ -14,8 +14,6 @@ BUILD = pathlib.Path(os.environ.get("REACT_BUILD_DIR", REPO / "build"))
 # The C++ tests' cache (test/support.cpp): $REACT_CACHE_DIR, else the build's jit-cache.
 os.environ.setdefault("REACT_CACHE_DIR", str(BUILD / "jit-cache"))
 
-import react  # noqa: E402  (after the cache directory is chosen)
-
 # The matrices beside the checkout, as the C++ tests find them: missing ones fail the tests.
 MATRICES = REPO.parent / "shared" / "data" / "matrices"
 

@@ -39,8 +39,12 @@ def run(kernel, S, B, C, reference=None):
 def test_the_kernels_layouts_are_read_in_place(sddmm):
     kernel, S, B, C = sddmm
     assert run(kernel, in_place(S), B, C, reference=S) == 0
-    # np.matrix (what SciPy's reductions give) is an ndarray view of the same data.
+    # np.matrix (what SciPy's reductions give) is an ndarray view of the same data; inputs may
+    # be read-only.
     assert run(kernel, in_place(S), np.asmatrix(B), C, reference=S) == 0
+    frozen = C.copy()
+    frozen.setflags(write=False)
+    assert run(kernel, in_place(S), B, frozen, reference=S) == 0
 
 
 def test_index_conversions_are_counted(sddmm):

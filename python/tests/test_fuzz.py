@@ -9,7 +9,6 @@ import os
 import subprocess
 
 import numpy as np
-import pytest
 import scipy.io
 import scipy.sparse as sp
 
