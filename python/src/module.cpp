@@ -125,8 +125,10 @@ PYBIND11_MODULE(_react, m) {
            }),
            py::arg("rows"), py::arg("cols"), py::arg("positions"), py::arg("coordinates"), py::arg("values"));
 
+  // Compiling takes a compiler run (seconds): other Python threads run meanwhile.
   m.def("compile", &compile, py::arg("text"), py::arg("declarations"), py::arg("sizes"), py::arg("result_dtype"),
-        py::arg("fusion"), py::arg("target"), py::arg("cache_dir"), py::arg("statistics"));
+        py::arg("fusion"), py::arg("target"), py::arg("cache_dir"), py::arg("statistics"),
+        py::call_guard<py::gil_scoped_release>());
   m.def("cache_dir", [](const std::string& dir) { return jitCacheDirectory(JitOptions{dir, "", false}); }, py::arg("dir") = "",
         "the JIT cache kernels are compiled into: dir, else $REACT_CACHE_DIR, else ~/.cache/react");
 
