@@ -81,6 +81,11 @@ def _text(node, names, context=0, right=False, parent=None):
     return f"{node.op}({arguments})"
 
 
+# NumPy's ufuncs as react's operators.
+_UFUNCS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/", np.matmul: "@", np.negative: "neg",
+           np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.maximum: "max", np.minimum: "min"}
+
+
 def _leaf(value):
     return _Node("value", value=value)
 
@@ -117,7 +122,13 @@ class Lazy:
     computed when it is used: np.asarray(x), x.toarray(), x.tocsr(), react.evaluate(x)."""
 
     __slots__ = ("_node",)
-    __array_ufunc__ = None  # NumPy's operators defer to Lazy's reflected ones (ndarray @ Lazy)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **options):
+        """NumPy's ufuncs that react has, recorded (np.exp(x), ndarray @ x); others refused."""
+        op = _UFUNCS.get(ufunc)
+        if op is None or method != "__call__" or options:
+            return NotImplemented
+        return _record(op, *inputs)
 
     @classmethod
     def _of(cls, node):

@@ -48,14 +48,25 @@ def test_every_operator_agrees_with_numpy_and_scipy(data):
             "scaled": (-(s * 2).T + 1, at_stored_entries(S.T, lambda v: -2 * v + 1)),
             "dense": (react.sqrt(b) / 3 - b * b, np.sqrt(B) / 3 - B * B),
             "reduce": ((b @ d).max(axis=0), (B @ D).max(axis=0)),  # a result's kept axis is dropped
-            "numpy_left": (B.T @ s, B.T @ S),  # an ndarray on the left defers to Lazy
+            "numpy_left": (B.T @ s, B.T @ S),  # an ndarray on the left: NumPy's matmul, recorded
             "log_max": (react.log(react.maximum(b, 1.0)), np.log(np.maximum(B, 1.0))),
+            "ufuncs": (np.exp(s) / np.maximum(s, 1.0) - np.sqrt(s),
+                       at_stored_entries(S, lambda v: np.exp(v) / np.maximum(v, 1.0) - np.sqrt(v))),
         }
     for name, (got, want) in cases.items():
         try:
             assert_close(react.evaluate(got), want)
         except Exception as e:
             raise AssertionError(f"{name}: {got.program()}") from e
+
+
+def test_numpy_functions_react_does_not_have_are_refused(data):
+    with react.lazy():
+        s = react.wrap(data[0])
+        with pytest.raises(TypeError):
+            np.sin(s)
+        with pytest.raises(TypeError):
+            np.exp(s, out=np.empty(3))
 
 
 def test_re_association_and_the_decision_are_autos(data):
