@@ -23,7 +23,7 @@ def compile(program, *, fusion="auto", target="openmp", dtype=None, sizes=None, 
         float32, else float64.
     sizes: extents of indices no input gives (index notation), e.g. {"k": 64}.
     cache_dir: the JIT cache; by default $REACT_CACHE_DIR or ~/.cache/react, as for react-gen.
-    tensors: inputs by name, for names that are not Python identifiers or are these parameters'.
+    tensors: inputs by name, for names that are Python keywords or these parameters' names.
     """
     inputs = {**inputs, **(tensors or {})}
     declarations, statistics, dtypes = [], {}, []
