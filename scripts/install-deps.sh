@@ -10,6 +10,8 @@ PACKAGES=(
   liblapack-dev libblas-dev                               # linked by Kokkos Kernels' CMake target
   libeigen3-dev libboost-graph-dev libomp-dev doctest-dev
   python3-scipy python3-matplotlib                        # reference checks, baselines, plots
+  python3-dev pybind11-dev libdlpack-dev                  # the Python module (python/)
+  python3-pytest python3-torch                            # its tests (torch: DLPack, CPU)
 )
 if [ "${1:-}" = "--fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)

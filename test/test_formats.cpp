@@ -79,6 +79,59 @@ TEST_CASE("CsrMatrix::validate accepts a good matrix and names each broken invar
   CHECK_THROWS_WITH_AS(w.validate(), doctest::Contains("unsorted"), react::UserError);
 }
 
+TEST_CASE("validateCsrArrays: its vectorized check accepts exactly what an entry-by-entry one does") {
+  // Random small patterns (empty rows included), each broken at random: columns moved, rows'
+  // positions moved, the stored count changed. validateCsrArrays answers in one fast pass and
+  // searches for the message only when that pass refuses.
+  auto valid = [](const CsrMatrix& m) {
+    if (m.rowptr[0] != 0 || m.rowptr[m.rows] != m.nnz()) return false;
+    for (int64_t r = 0; r < m.rows; ++r) {
+      if (m.rowptr[r + 1] < m.rowptr[r]) return false;
+    }
+    for (int64_t r = 0; r < m.rows; ++r)
+      for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k)
+        if (m.col[k] < 0 || m.col[k] >= m.cols || (k > m.rowptr[r] && m.col[k] <= m.col[k - 1])) return false;
+    return true;
+  };
+  uint64_t state = 12345;
+  auto next = [&](int64_t n) {  // 0..n-1
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(n));
+  };
+  int refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    CsrMatrix m;
+    m.rows = 1 + next(5);
+    m.cols = 1 + next(5);
+    for (int64_t r = 0; r < m.rows; ++r) {
+      for (int64_t c = 0; c < m.cols; ++c)
+        if (next(3) == 0) m.col.push_back(static_cast<int32_t>(c));
+      m.rowptr.push_back(static_cast<int64_t>(m.col.size()));
+    }
+    m.val.assign(m.col.size(), 1.0);
+    switch (next(4)) {
+      case 0: break;
+      case 1:
+        if (m.nnz()) m.col[static_cast<size_t>(next(m.nnz()))] = static_cast<int32_t>(next(m.cols + 2) - 1);
+        break;
+      case 2: m.rowptr[static_cast<size_t>(next(m.rows + 1))] += next(3) - 1; break;
+      case 3:
+        if (m.nnz() > 1) std::swap(m.col[static_cast<size_t>(next(m.nnz()))], m.col[static_cast<size_t>(next(m.nnz()))]);
+        break;
+    }
+    INFO("trial " << trial);
+    bool accepted = true;
+    try {
+      react::validateCsrArrays(m.rows, m.cols, m.rowptr.data(), m.col.data(), m.nnz());
+    } catch (const react::UserError&) {
+      accepted = false;
+    }
+    CHECK(accepted == valid(m));
+    refused += !accepted;
+  }
+  CHECK(refused > 500);
+}
+
 TEST_CASE("COO -> CSR sorts, sums duplicates and keeps explicit zeros, CSR -> COO -> CSR is exact") {
   CooMatrix coo;
   coo.rows = 3;

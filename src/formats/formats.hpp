@@ -99,6 +99,13 @@ struct CsrMatrixT {
 using CsrMatrix = CsrMatrixT<int32_t>;
 using CsrMatrix64 = CsrMatrixT<int64_t>;
 
+// The structural invariants of CSR arrays held anywhere (CsrMatrixT::validate's, on raw arrays):
+// rows+1 positions from 0 to nnz, never decreasing; columns in [0, cols), sorted and unique within
+// each row. Throws react::UserError "invalid CSR matrix: ..." naming the first one broken. Code
+// that reads csr arrays unchecked (a kernel) needs them.
+template <typename Index>
+void validateCsrArrays(int64_t rows, int64_t cols, const int64_t* rowptr, const Index* col, int64_t nnz);
+
 CsrMatrix64 toCsr64(const CsrMatrix& a);
 CsrMatrix toCsr32(const CsrMatrix64& a);  // throws react::UserError if a coordinate does not fit
 

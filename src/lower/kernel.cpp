@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 namespace react {
 
@@ -67,6 +68,20 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
 }
 
 std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+  TensorViews shapes;
+  for (const auto& [name, value] : inputs) {
+    TensorView& v = shapes[name];
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&value)) {
+      v.csr = true;
+      v.shape = {m->rows, m->cols};
+    } else {
+      v.shape = std::get<DenseTensor>(value).shape;
+    }
+  }
+  return sizesFor(shapes);
+}
+
+std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const {
   std::map<std::string, int64_t> sizes = tree_.indexSizes;
   std::set<std::string> fromInputs;
   auto runtime = [&](const std::string& index) {
@@ -77,14 +92,9 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
     if (d.role != TensorRole::Input) continue;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
-    std::vector<int64_t> shape;
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second)) {
-      if (!d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
-      shape = {m->rows, m->cols};
-    } else {
-      if (d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
-      shape = std::get<DenseTensor>(it->second).shape;
-    }
+    if (it->second.csr && !d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
+    if (!it->second.csr && d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
+    const std::vector<int64_t>& shape = it->second.shape;
     auto dims = loops_.dimIndices.find(name);
     if (dims == loops_.dimIndices.end()) continue;  // declared but never read
     if (shape.size() != dims->second.size())
@@ -100,6 +110,22 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) cons
     }
   }
   return sizes;
+}
+
+std::vector<ResultLayout> Kernel::resultsFor(const std::map<std::string, int64_t>& sizes) const {
+  std::vector<ResultLayout> results;
+  for (const std::string& name : loops_.args) {
+    const TensorDecl& d = tree_.tensor(name).decl;
+    if (d.role != TensorRole::Output) continue;
+    ResultLayout r{name, {}, d.format.hasSparseLevel(), d.pattern, d.valueType};
+    for (const std::string& index : loops_.dimIndices.at(name)) r.shape.push_back(sizes.at(index));
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+MemorySpace Kernel::memory() const {
+  return target_ == Target::Kokkos && !lib_.runtime.hostAccessible() ? MemorySpace::Device : MemorySpace::Host;
 }
 
 // Device copies of a bound kernel's arguments; freed with the last BoundKernel that shares them.
@@ -143,39 +169,17 @@ std::vector<float>& floatArray(FloatCopies& floats, const std::string& name, con
 const char* elementsText(ValueType t) { return t == ValueType::Float32 ? "floats" : "doubles"; }
 }  // namespace
 
-BoundKernel Kernel::bind(const TensorValues& inputs) const {
-  BoundKernel b;
-  b.kernel_ = this;
-  std::map<std::string, int64_t> sizes = sizesFor(inputs);
-  for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
-  TensorValues& outputs = b.outputs_;
-  for (const std::string& name : loops_.args) {
-    const TensorDecl& d = tree_.tensor(name).decl;
-    if (d.role != TensorRole::Output) continue;
-    if (d.format.hasSparseLevel()) {
-      const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(d.pattern));
-      const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
-                                                 (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
-      CsrMatrix m = allocateOrThrow("tensor '" + name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
-                                    bytes, [&] { return pattern; });
-      std::fill(m.val.begin(), m.val.end(), 0.0);
-      m.valueType = d.valueType;
-      outputs[name] = std::move(m);
-    } else {
-      std::vector<int64_t> shape;
-      for (const std::string& index : loops_.dimIndices.at(name)) shape.push_back(sizes.at(index));
-      DenseTensor t(shape, 0.0, name);
-      t.valueType = d.valueType;
-      outputs[name] = std::move(t);
-    }
-  }
-  // The kernel allocates its temporaries itself, at every run: their sizes are checked here, and a
-  // run that cannot allocate them names them.
+// The kernel allocates its temporaries itself, at every run: their sizes are checked here, and a
+// run that cannot allocate them names them.
+Kernel::TemporaryStorage Kernel::temporaryStorage(const std::map<std::string, int64_t>& sizes,
+                                                  const std::function<int64_t(const std::string&)>& patternNnz) const {
+  TemporaryStorage t;
+  std::string list;
   for (const auto& [name, s] : loops_.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
     std::vector<int64_t> extents;
     if (s.decl.format.hasSparseLevel()) {
-      extents = {s.shrunk() ? 1 : std::get<CsrMatrix>(inputs.at(s.decl.pattern)).nnz()};
+      extents = {s.shrunk() ? 1 : patternNnz(s.decl.pattern)};
     } else {
       const std::vector<std::string>& dims = loops_.dimIndices.at(name);
       for (size_t k = 0; k < dims.size(); ++k)
@@ -184,12 +188,40 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     const std::string what = extentsText(extents, elementsText(s.decl.valueType));
     const int64_t valueSize = valueBytes(s.decl.valueType);
     const int64_t bytes = checkedElementCount(extents, valueSize, "temporary '" + name + "' (" + what + ")") * valueSize;
-    if (__builtin_add_overflow(b.temporaryBytes, bytes, &b.temporaryBytes))
-      throw UserError("kernel: the temporaries need more than 2^63 bytes");
-    b.temporaries += (b.temporaries.empty() ? "" : ", ") + name + ": " + what;
+    if (__builtin_add_overflow(t.bytes, bytes, &t.bytes)) throw UserError("kernel: the temporaries need more than 2^63 bytes");
+    list += (list.empty() ? "" : ", ") + name + ": " + what;
   }
-  b.temporaries = b.temporaries.empty() ? "kernel: a run" : "kernel: temporary storage (" + b.temporaries + ")";
-  if (target_ == Target::Kokkos && !lib_.runtime.hostAccessible()) {
+  t.what = list.empty() ? "kernel: a run" : "kernel: temporary storage (" + list + ")";
+  return t;
+}
+
+BoundKernel Kernel::bind(const TensorValues& inputs) const {
+  BoundKernel b;
+  b.kernel_ = this;
+  std::map<std::string, int64_t> sizes = sizesFor(inputs);
+  for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
+  TensorValues& outputs = b.outputs_;
+  for (const ResultLayout& r : resultsFor(sizes)) {
+    if (r.csr) {
+      const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(r.pattern));
+      const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
+                                                 (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
+      CsrMatrix m = allocateOrThrow("tensor '" + r.name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
+                                    bytes, [&] { return pattern; });
+      std::fill(m.val.begin(), m.val.end(), 0.0);
+      m.valueType = r.valueType;
+      outputs[r.name] = std::move(m);
+    } else {
+      DenseTensor t(r.shape, 0.0, r.name);
+      t.valueType = r.valueType;
+      outputs[r.name] = std::move(t);
+    }
+  }
+  TemporaryStorage temporaries =
+      temporaryStorage(sizes, [&](const std::string& pattern) { return std::get<CsrMatrix>(inputs.at(pattern)).nnz(); });
+  b.temporaries = temporaries.what;
+  b.temporaryBytes = temporaries.bytes;
+  if (memory() == MemorySpace::Device) {
     b.device = std::make_shared<DeviceCopies>();
     b.device->runtime = lib_.runtime;
   }
@@ -224,11 +256,12 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
 void BoundKernel::run() {
   allocateOrThrow(temporaries, temporaryBytes, [&] { kernel_->runRaw(args.data(), sizes.data()); });
   // Host float64 outputs are the kernel's own arrays; device and float32 ones are copies.
-  hostCopy_ = device || floats ? HostCopy::Stale : HostCopy::Current;
+  if (hostCopy_ != HostCopy::InViews) hostCopy_ = device || floats ? HostCopy::Stale : HostCopy::Current;
 }
 
 const TensorValues& BoundKernel::results() {
   if (hostCopy_ == HostCopy::NoRun) throw UserError("kernel: results asked for before the kernel has run");
+  if (hostCopy_ == HostCopy::InViews) throw UserError("kernel: a kernel bound to views writes its results into their arrays");
   if (hostCopy_ == HostCopy::Current) return outputs_;
   for (auto& [name, value] : outputs_) {
     std::vector<double>& host = valuesOf(value);

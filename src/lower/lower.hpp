@@ -4,6 +4,7 @@
 #include "fusion/fusion.hpp"
 #include "lower/abi.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -147,11 +148,43 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {})
 // measurements); throws react::UserError naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
 
+// --- tensors in the caller's memory (Kernel::bindViews; the Python module, docs/python.md) -----
+// Where a tensor's arrays are: the host's memory, or that of the device a Kokkos kernel runs on
+// when the host cannot read it (CUDA).
+enum class MemorySpace { Host, Device };
+std::string toString(MemorySpace m);  // "host" / "device"
+// A tensor held by the caller, described for a kernel that reads or writes it in place: shape,
+// format, value type, memory, and its arrays as the kernel ABI takes them (`data.vals`: values of
+// `valueType`, `data.nnz` of them; csr: `data.pos` rows+1 int64 positions, `data.crd` int32
+// coordinates).
+struct TensorView {
+  std::vector<int64_t> shape;
+  bool csr = false;
+  ValueType valueType = ValueType::Float64;
+  MemorySpace memory = MemorySpace::Host;
+  ReactTensor data{nullptr, nullptr, nullptr, 0};
+};
+using TensorViews = std::map<std::string, TensorView>;
+// Throws react::UserError "tensor 'S': invalid CSR matrix: ..." unless a host csr view's arrays
+// are a valid csr matrix of its shape (validateCsrArrays): kernels read them unchecked. A device
+// view is not read (the host cannot).
+void checkCsrView(const std::string& name, const TensorView& v);
+// One result of a run, as the caller allocates it: its shape for the run's sizes, format and value
+// type; a csr result's values sit at the stored entries of the input `pattern`.
+struct ResultLayout {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool csr = false;
+  std::string pattern;
+  ValueType valueType = ValueType::Float64;
+};
+
 class Kernel;
 struct DeviceCopies;
 struct FloatCopies;
 class BoundKernel;
-// A kernel with its arguments bound: inputs borrowed, outputs allocated once. Runs reuse them,
+// A kernel with its arguments bound: inputs borrowed, outputs allocated once (Kernel::bind), or
+// every argument borrowed (Kernel::bindViews). Runs reuse them,
 // so timing one measures the kernel alone. On a device that cannot read host memory (CUDA), the
 // inputs are copied to the device once here.
 // A float32 tensor (TensorDecl::valueType) is a float array for the kernel: bind converts each
@@ -181,13 +214,13 @@ class BoundKernel {
 
   void run();  // returns when the kernel has finished (it fences)
   // The last run's results on the host (copied back first where needed); react::UserError before
-  // any run.
+  // any run, and for a kernel bound to views (its results are in their arrays).
   const TensorValues& results();
   bool onDevice() const { return device != nullptr; }
 
  private:
   friend class Kernel;
-  enum class HostCopy { NoRun, Current, Stale };
+  enum class HostCopy { NoRun, Current, Stale, InViews };
   TensorValues outputs_;  // host tensors of the results, current only when hostCopy_ says so
   HostCopy hostCopy_ = HostCopy::NoRun;
   const Kernel* kernel_ = nullptr;
@@ -217,6 +250,20 @@ class Kernel {
   // Extents of every index for these inputs: sparse dimensions from the inputs themselves (so one
   // kernel serves matrices of any size), dense ones as compiled; inconsistent shapes throw.
   std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;
+  // The same from views: only their shapes and formats are read (other entries are ignored).
+  std::map<std::string, int64_t> sizesFor(const TensorViews& inputs) const;
+  // The results a run with these sizes (sizesFor) writes, in argument order.
+  std::vector<ResultLayout> resultsFor(const std::map<std::string, int64_t>& sizes) const;
+  // Binds views of every argument, by name: the inputs, and arrays for the results laid out as
+  // resultsFor says (a csr result's positions and coordinates are its pattern's: the view's are
+  // not used). Nothing is copied: runs read and write the views' arrays, which must outlive the
+  // result, be in the kernel's memory (memory()) and hold its tensors' value types. Checks
+  // presence, formats, value types, memory, shapes and array lengths (react::UserError naming the
+  // tensor), not the contents of csr arrays (checkCsrView).
+  BoundKernel bindViews(const TensorViews& arguments) const;
+  // Where the kernel reads and writes: the device for a Kokkos kernel on a device the host cannot
+  // read (CUDA), else the host.
+  MemorySpace memory() const;
 
   const IndexTree& tree() const { return tree_; }
   const LoopProgram& loops() const { return loops_; }  // the loop IR after the target's passes
@@ -225,6 +272,16 @@ class Kernel {
   Target target() const { return target_; }
 
  private:
+  // What a run allocates besides its arguments (the kernel allocates its temporaries itself): a
+  // description for the error when it cannot, and the bytes. `patternNnz` gives a csr input's
+  // stored entries.
+  struct TemporaryStorage {
+    std::string what;
+    int64_t bytes = 0;
+  };
+  TemporaryStorage temporaryStorage(const std::map<std::string, int64_t>& sizes,
+                                    const std::function<int64_t(const std::string&)>& patternNnz) const;
+
   IndexTree tree_;
   LoopProgram loops_;
   std::string source_;

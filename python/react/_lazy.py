@@ -1,0 +1,309 @@
+"""Lazy mode (docs/python.md, "Lazy mode"): operations on wrapped values are recorded inside
+`with react.lazy():` and run as one fused kernel when a result is used (the model of PyFuser and
+DelayRepay).
+
+A recorded expression becomes an operator-form program whose tensors have generated names (x0,
+x1, ... for the values it reads, r0, r1, ... for its results): nothing the user wrote becomes
+program text, only the operators and integer axes. Product chains are written without the
+parentheses Python's evaluation order implies, so fusion mode auto may re-associate them as it
+does in C++. Kernels are kept per program and input shapes and types, so evaluating the same
+expression again compiles nothing.
+"""
+
+import collections
+import contextvars
+import numbers
+import operator
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _inputs, _react, _torch
+from ._kernel import compile
+
+Error = _react.Error
+
+_current = contextvars.ContextVar("react_lazy", default=None)  # the innermost active lazy(), or None
+
+
+class lazy:
+    """`with react.lazy():` records operations on wrapped values instead of running them. The
+    options apply to what is evaluated while it is active."""
+
+    def __init__(self, *, fusion="auto", target="openmp"):
+        self.fusion, self.target = fusion, target
+
+    def __enter__(self):
+        self._token = _current.set(self)
+        return self
+
+    def __exit__(self, *exception):
+        _current.reset(self._token)
+
+
+class _Node:
+    """One recorded operation: `op` over `args` (nodes); reductions and softmax hold their axis
+    (None: all). `value`: a leaf's ("value") wrapped value, a "scalar"'s Python number, an
+    operation's result once computed."""
+
+    __slots__ = ("op", "args", "axis", "value")
+
+    def __init__(self, op, args=(), axis=None, value=None):
+        self.op, self.args, self.axis, self.value = op, args, axis, value
+
+
+# Binding strength in react's operator form (src/indexnotation/syntax.cpp): comparisons, then
+# + -, then * / @, then unary minus, then .T.
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2}
+_NEGATION, _POSTFIX = 3, 4
+_ASSOCIATIVE = {"+", "*", "@"}  # a right operand of the same operator needs no parentheses
+_REDUCTIONS = {"sum", "max", "softmax", "logsumexp"}
+
+
+def _text(node, names, context=0, right=False, parent=None):
+    """`node` as operator-form text, with the parentheses react's grammar needs and no more."""
+    if names[id(node)] is not None:  # an input
+        return names[id(node)]
+    if node.op in _PRECEDENCE:
+        level = _PRECEDENCE[node.op]
+        a, b = node.args
+        text = f"{_text(a, names, level, False, node.op)} {node.op} {_text(b, names, level, True, node.op)}"
+        grouped = level < context or (level == context and right and not (node.op == parent and node.op in _ASSOCIATIVE))
+        return f"({text})" if grouped else text
+    if node.op == "neg":
+        text = "-" + _text(node.args[0], names, _NEGATION)
+        return f"({text})" if context > _NEGATION else text
+    if node.op == "T":
+        return _text(node.args[0], names, _POSTFIX) + ".T"
+    arguments = ", ".join(_text(a, names) for a in node.args)
+    if node.op in _REDUCTIONS and node.axis is not None:
+        arguments += f", axis={node.axis:d}"
+    return f"{node.op}({arguments})"
+
+
+# NumPy's ufuncs as react's operators.
+_UFUNCS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/", np.matmul: "@", np.negative: "neg",
+           np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.maximum: "max", np.minimum: "min"}
+
+
+def _leaf(value):
+    return _Node("value", value=value)
+
+
+def _operand(x):
+    if isinstance(x, Lazy):
+        return x._node
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        return _Node("scalar", value=float(x))
+    return _leaf(x)
+
+
+def _axis(axis):
+    return None if axis is None else operator.index(axis)
+
+
+def _record(op, *operands, axis=None):
+    """A new lazy value; computed at once outside lazy() (eager mode). It keeps its operations
+    either way, and a later program that reads it computes it again from the wrapped values: a
+    csr result is a new matrix, and react combines csr operands only of one pattern tensor; a
+    result has lost the axes sum(axis=) kept (docs/semantics.md)."""
+    result = Lazy._of(_Node(op, tuple(_operand(x) for x in operands), axis=axis))
+    if _current.get() is None:
+        evaluate(result)
+    return result
+
+
+class Lazy:
+    """A value wrapped by react.wrap(), or an operation on such values recorded by react.lazy().
+
+    Operators follow NumPy and react's operator form: `*` and `/` are element-wise (as NumPy's,
+    not SciPy's matrix `*`), `@` is the matrix product, `.T` transposes, `.sum(axis=)` and
+    `.max(axis=)` keep the reduced axis with size 1 (as SciPy's sparse matrices do). The value is
+    computed when it is used: np.asarray(x), x.toarray(), x.tocsr(), react.evaluate(x)."""
+
+    __slots__ = ("_node",)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **options):
+        """NumPy's ufuncs that react has, recorded (np.exp(x), ndarray @ x); others refused."""
+        op = _UFUNCS.get(ufunc)
+        if op is None or method != "__call__" or options:
+            return NotImplemented
+        return _record(op, *inputs)
+
+    @classmethod
+    def _of(cls, node):
+        x = cls.__new__(cls)
+        x._node = node
+        return x
+
+    @property
+    def _value(self):
+        """The value, once computed (a leaf's at once); None before."""
+        return self._node.value
+
+    def __matmul__(self, other): return _record("@", self, other)
+    def __rmatmul__(self, other): return _record("@", other, self)
+    def __mul__(self, other): return _record("*", self, other)
+    def __rmul__(self, other): return _record("*", other, self)
+    def __truediv__(self, other): return _record("/", self, other)
+    def __rtruediv__(self, other): return _record("/", other, self)
+    def __add__(self, other): return _record("+", self, other)
+    def __radd__(self, other): return _record("+", other, self)
+    def __sub__(self, other): return _record("-", self, other)
+    def __rsub__(self, other): return _record("-", other, self)
+    def __neg__(self): return _record("neg", self)
+
+    def multiply(self, other):
+        """The element-wise product (SciPy's S.multiply)."""
+        return _record("*", self, other)
+
+    @property
+    def T(self):
+        return _record("T", self)
+
+    def transpose(self):
+        return _record("T", self)
+
+    def sum(self, axis=None):
+        return _record("sum", self, axis=_axis(axis))
+
+    def max(self, axis=None):
+        return _record("max", self, axis=_axis(axis))
+
+    def __array__(self, dtype=None):
+        value = evaluate(self)
+        if sp.issparse(value):
+            value = value.toarray()
+        elif _torch.is_tensor(value):
+            value = _torch.to_numpy(value)
+        return np.asarray(value, dtype=dtype)
+
+    def toarray(self):
+        return np.asarray(self)
+
+    def tocsr(self):
+        value = evaluate(self)
+        return value.tocsr() if sp.issparse(value) else sp.csr_matrix(np.asarray(self))
+
+    def program(self):
+        """The operator-form program this value is computed by."""
+        return _Program([self]).text
+
+    def kernel(self):
+        """The Kernel that computes this value (compiled, not run): its tree(), source(), decisions()."""
+        return _Program([self]).kernel(*_options(None, None))
+
+    def __repr__(self):
+        if self._node.op == "value":
+            return f"react.wrap({self._value!r})"
+        return f"<react.Lazy: {self.program()}>"
+
+
+def wrap(x):
+    """x (a NumPy array, SciPy sparse matrix, torch tensor or number) as a value whose operations
+    react records inside lazy() and runs at once outside it."""
+    return x if isinstance(x, Lazy) else Lazy._of(_operand(x))
+
+
+def exp(x): return _record("exp", x)
+def log(x): return _record("log", x)
+def sqrt(x): return _record("sqrt", x)
+def maximum(a, b): return _record("max", a, b)
+def minimum(a, b): return _record("min", a, b)
+
+
+def softmax(x, axis=None):
+    """exp(x) / sum(exp(x), axis) in the stable form (the maximum subtracted first); on a csr
+    value over its stored entries, as torch.sparse.softmax."""
+    return _record("softmax", x, axis=_axis(axis))
+
+
+def logsumexp(x, axis=None):
+    return _record("logsumexp", x, axis=_axis(axis))
+
+
+def _signature(x):
+    """What a kernel is compiled for of an input: format, shape, value type."""
+    if type(x) is np.ndarray:
+        return ("dense", x.shape, _inputs.value_dtype(x.dtype))
+    if _torch.is_tensor(x):
+        return ("torch", x.layout, tuple(x.shape), _torch.dtype_name(x))
+    if sp.issparse(x):
+        return ("csr", x.shape, _inputs.value_dtype(x.dtype))
+    a = np.asarray(x)
+    return ("dense", a.shape, _inputs.value_dtype(a.dtype))
+
+
+class _Program:
+    """The program that computes some lazy values: its text and its inputs, by generated name."""
+
+    def __init__(self, values):
+        names, inputs, scalars = {}, {}, []
+        by_value = {}  # one input per wrapped object, however often it was wrapped
+
+        def visit(node):
+            if id(node) in names:
+                return
+            if node.op == "value":
+                name = by_value.setdefault(id(node.value), f"x{len(inputs)}")
+                inputs[name] = node.value
+                names[id(node)] = name
+            elif node.op == "scalar":
+                names[id(node)] = f"x{len(inputs)}"
+                inputs[names[id(node)]] = node.value
+                scalars.append(names[id(node)])
+            else:
+                names[id(node)] = None
+                for a in node.args:
+                    visit(a)
+
+        for v in values:
+            visit(v._node)
+        signatures = {name: _signature(x) for name, x in inputs.items() if name not in scalars}
+        # Numbers take the inputs' type, as NumPy's Python scalars do: float32 with float32 arrays.
+        types = {s[-1] for s in signatures.values()}
+        scalar_type = np.float32 if types == {"float32"} else np.float64
+        for name in scalars:
+            inputs[name] = np.array(inputs[name], dtype=scalar_type)
+            signatures[name] = ("dense", (), scalar_type.__name__)
+        self.text = "\n".join(f"r{k} = {_text(v._node, names)}" for k, v in enumerate(values))
+        self.inputs = inputs
+        self.signature = tuple(signatures[name] for name in inputs)
+
+    def kernel(self, fusion, target):
+        key = (self.text, fusion, target) + self.signature
+        kernel = _kernels.get(key)
+        if kernel is None:
+            kernel = compile(self.text, fusion=fusion, target=target, tensors=self.inputs)
+            if len(_kernels) >= _MAX_KERNELS:
+                _kernels.popitem(last=False)
+        _kernels[key] = kernel
+        _kernels.move_to_end(key)
+        return kernel
+
+
+# Kernels by program and input signature, the least recently used dropped first (a compiled
+# kernel is also on disk, in the JIT cache: compiling it again is a cache hit).
+_MAX_KERNELS = 256
+_kernels = collections.OrderedDict()
+
+
+def _options(fusion, target):
+    active = _current.get()
+    return (fusion or (active.fusion if active else "auto"), target or (active.target if active else "openmp"))
+
+
+def evaluate(*values, fusion=None, target=None):
+    """Computes lazy values, all in one fused kernel, and returns the result (a tuple for several):
+    NumPy arrays, scipy.sparse.csr_matrix or torch tensors as for react.compile's kernels. Values
+    already computed are not computed again. fusion and target default to the active lazy()'s."""
+    lazies = [wrap(v) for v in values]
+    pending = [v for v in lazies if v._value is None]
+    if pending:
+        program = _Program(pending)
+        results = program.kernel(*_options(fusion, target))(tensors=program.inputs)
+        if len(pending) == 1:
+            results = {"r0": results}
+        for k, v in enumerate(pending):
+            v._node.value = results[f"r{k}"]
+    return lazies[0]._value if len(lazies) == 1 else tuple(v._value for v in lazies)

@@ -1,0 +1,196 @@
+// Python objects as kernel arguments: in place where their layout is the kernel's, else one
+// counted conversion (docs/python.md, "Copies").
+#include "arguments.hpp"
+
+#include "dlpack.hpp"
+
+#include <pybind11/stl.h>
+
+#include <limits>
+
+namespace react::python {
+
+namespace {
+
+constexpr int64_t kMaxCoordinate = std::numeric_limits<int32_t>::max();
+
+std::string dtypeOf(const py::array& a) { return py::str(a.dtype()).cast<std::string>(); }
+
+bool integers(const py::array& a) { return a.dtype().kind() == 'i' || a.dtype().kind() == 'u'; }
+
+std::string inputText(const std::string& name, const char* part) { return "input '" + name + "'" + part; }
+
+}  // namespace
+
+template <typename T>
+py::array_t<T> CallArguments::hostArray(const std::string& name, const char* part, py::handle value) {
+  auto converted = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(value);
+  if (!converted) {
+    PyErr_Clear();
+    const std::string given = py::isinstance<py::array>(value)
+                                  ? "an array of " + dtypeOf(py::reinterpret_borrow<py::array>(value))
+                                  : "a " + py::str(py::type::of(value).attr("__qualname__")).cast<std::string>();
+    throw UserError(inputText(name, part) + ": NumPy cannot read " + given + " as " +
+                    py::str(py::dtype::of<T>()).cast<std::string>() + " values");
+  }
+  // An ndarray of the right type and layout comes back as itself, or as a view of its data (an
+  // ndarray subclass such as np.matrix); anything else is a new array.
+  bool sameData = py::isinstance<py::array>(value) && py::reinterpret_borrow<py::array>(value).data() == converted.data();
+  if (!sameData) copiedBytes_ += converted.nbytes();
+  keep(converted);
+  return converted;
+}
+
+void* CallArguments::hostValues(const std::string& name, const char* part, py::handle value, ValueType type,
+                                int64_t minimumSize, py::array* array) {
+  // NumPy would drop the imaginary parts.
+  if (py::isinstance<py::array>(value) && py::reinterpret_borrow<py::array>(value).dtype().kind() == 'c')
+    throw UserError(inputText(name, part) + ": complex values (react computes on float32 and float64 values)");
+  if (type == ValueType::Float32) *array = hostArray<float>(name, part, value);
+  else *array = hostArray<double>(name, part, value);
+  if (minimumSize >= 0 && (array->ndim() != 1 || array->shape(0) < minimumSize))
+    throw UserError(inputText(name, part) + ": expected a vector of at least " + std::to_string(minimumSize) + " values");
+  return const_cast<void*>(array->data());  // inputs are read only: read-only arrays are fine
+}
+
+TensorView CallArguments::denseView(const std::string& name, py::handle value, ValueType type) {
+  TensorView v;
+  v.valueType = type;
+  py::array array;
+  v.data.vals = hostValues(name, "", value, type, -1, &array);
+  v.shape.assign(array.shape(), array.shape() + array.ndim());
+  v.data.nnz = array.size();
+  return v;
+}
+
+TensorView CallArguments::csrView(const std::string& name, py::handle matrix, ValueType type) {
+  auto what = [&] { return inputText(name, ""); };  // built only for an error: this runs at every call
+  TensorView v;
+  v.csr = true;
+  v.valueType = type;
+  auto shape = matrix.attr("shape").cast<std::vector<int64_t>>();
+  if (shape.size() != 2) throw UserError(what() + ": a csr matrix of rank " + std::to_string(shape.size()));
+  const int64_t rows = shape[0], cols = shape[1];
+  if (cols > kMaxCoordinate + 1)
+    throw UserError(what() + ": " + std::to_string(cols) + " columns do not fit react's 32-bit column coordinates");
+  v.shape = {rows, cols};
+
+  py::array indptr = py::array::ensure(matrix.attr("indptr"));
+  if (!indptr || !integers(indptr) || indptr.ndim() != 1 || indptr.shape(0) != rows + 1)
+    throw UserError(what() + ": indptr must be rows+1 = " + std::to_string(rows + 1) + " integers");
+  py::array_t<int64_t> positions = hostArray<int64_t>(name, " (its indptr)", indptr);  // int32 positions widen: a copy
+  v.data.pos = positions.data();
+  const int64_t nnz = v.data.pos[rows];
+
+  py::array indices = py::array::ensure(matrix.attr("indices"));
+  if (!indices || !integers(indices) || indices.ndim() != 1)
+    throw UserError(what() + ": indices must be a vector of integers, not " + (indices ? dtypeOf(indices) : "that"));
+  if (nnz < 0 || indices.shape(0) < nnz)
+    throw UserError(what() + ": indptr[-1] is " + std::to_string(nnz) + " but indices has " + std::to_string(indices.shape(0)) +
+                    " entries");
+  if (py::isinstance<py::array_t<int32_t, py::array::c_style>>(indices)) {
+    v.data.crd = static_cast<const int32_t*>(indices.data());
+    keep(indices);
+  } else {  // other integers narrow to int32, each checked: one that does not fit is no column
+    py::array_t<int64_t> wide = hostArray<int64_t>(name, " (its indices)", indices);
+    py::array_t<int32_t> narrow(nnz);
+    const int64_t* from = wide.data();
+    int32_t* to = narrow.mutable_data();
+    for (int64_t k = 0; k < nnz; ++k) {
+      if (from[k] < 0 || from[k] > kMaxCoordinate)
+        throw UserError(what() + ": column index " + std::to_string(from[k]) + " (entry " + std::to_string(k) +
+                        ") is outside 0.." + std::to_string(cols - 1));
+      to[k] = static_cast<int32_t>(from[k]);
+    }
+    copiedBytes_ += narrow.nbytes();
+    keep(narrow);
+    v.data.crd = narrow.data();
+  }
+  py::array values;
+  v.data.vals = hostValues(name, " (its data)", matrix.attr("data"), type, nnz, &values);
+  v.data.nnz = nnz;
+  try {
+    checkCsrView(name, v);
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    if (message.find("unsorted") == std::string::npos && message.find("duplicate") == std::string::npos) throw;
+    throw UserError(message + " (SciPy: sum_duplicates() sorts a matrix's columns and merges duplicates)");
+  }
+  return v;
+}
+
+void CallArguments::addInput(const std::string& name, py::handle value) {
+  const TensorDecl& decl = kernel_.tree().tensor(name).decl;
+  auto what = [&] { return inputText(name, ""); };
+  TensorView v;
+  if (isDLPackCapsule(value)) {
+    DLPackArray a = readDLPack(what(), value);
+    if (!holdsValues(a, decl.valueType))
+      throw UserError(what() + ": DLPack " + dtypeText(a.dtype) + " values, the kernel takes " + toString(decl.valueType));
+    v.shape = a.shape;
+    v.valueType = decl.valueType;
+    v.memory = a.memory;
+    v.data = {a.data, nullptr, nullptr, a.size()};
+    deviceId_ = a.deviceId;
+  } else if (py::isinstance<DLPackCsr>(value)) {
+    const DLPackCsr& m = value.cast<const DLPackCsr&>();
+    DLPackArray pos = readDLPack(what() + " positions", m.positions), crd = readDLPack(what() + " coordinates", m.coordinates),
+                vals = readDLPack(what() + " values", m.values);
+    if (!holdsIntegers(pos, 64) || !holdsIntegers(crd, 32) || !holdsValues(vals, decl.valueType))
+      throw UserError(what() + ": DLPack csr of " + dtypeText(pos.dtype) + " positions, " + dtypeText(crd.dtype) +
+                      " coordinates and " + dtypeText(vals.dtype) + " values; the kernel takes int64, int32 and " +
+                      toString(decl.valueType));
+    if (pos.size() != m.rows + 1 || crd.size() != vals.size() || pos.memory != vals.memory || crd.memory != vals.memory)
+      throw UserError(what() + ": DLPack csr arrays of inconsistent sizes or memory");
+    v.csr = true;
+    v.shape = {m.rows, m.cols};
+    v.valueType = decl.valueType;
+    v.memory = vals.memory;
+    v.data = {vals.data, static_cast<const int64_t*>(pos.data), static_cast<const int32_t*>(crd.data), vals.size()};
+    deviceId_ = vals.deviceId;
+    checkCsrView(name, v);
+  } else if (!py::isinstance<py::array>(value) && py::hasattr(value, "indptr")) {  // no AttributeError for arrays
+    v = csrView(name, value, decl.valueType);
+  } else {
+    v = denseView(name, value, decl.valueType);
+  }
+  if (v.memory != kernel_.memory()) {
+    if (v.memory == MemorySpace::Device)
+      throw UserError(what() + " is in CUDA device memory, but this kernel runs on the host: CUDA tensors need "
+                      "target='kokkos' with react built against a CUDA Kokkos (docs/python.md)");
+    throw UserError(what() + " is in host memory, but this kernel runs on a device: pass tensors on the device "
+                    "(torch.cuda)");
+  }
+  views_[name] = std::move(v);
+}
+
+py::list CallArguments::allocateResults() {
+  py::list results;
+  for (const ResultLayout& r : kernel_.resultsFor(kernel_.sizesFor(views_))) {
+    // A csr result's values sit at its pattern's stored entries.
+    std::vector<int64_t> shape = r.csr ? std::vector<int64_t>{views_.at(r.pattern).data.nnz} : r.shape;
+    TensorView v;
+    v.shape = r.shape;
+    v.csr = r.csr;
+    v.valueType = r.valueType;
+    v.memory = kernel_.memory();
+    // Kernels write every element of their results (lowering fills those it writes only in part),
+    // so results are not initialised.
+    py::object array;
+    if (v.memory == MemorySpace::Device) {
+      DeviceArray device = deviceArray(kernel_.library().runtime, shape, r.valueType, deviceId_, "result '" + r.name + "'");
+      v.data = {device.data, nullptr, nullptr, device.elements};
+      array = device.capsule;
+    } else {
+      py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
+                                                         : py::array(py::array_t<double>(shape));
+      v.data = {host.mutable_data(), nullptr, nullptr, host.size()};
+      array = host;
+    }
+    views_[r.name] = std::move(v);
+    results.append(array);
+  }
+  return results;
+}
+
+}  // namespace react::python

@@ -1,0 +1,146 @@
+// react._react: the C++ half of the Python module (docs/python.md). It compiles programs through
+// react's C++ API and runs kernels on Python's arrays in place (arguments.hpp); the package
+// python/react/ wraps it.
+#include "arguments.hpp"
+#include "dlpack.hpp"
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <tuple>
+
+namespace react::python {
+
+namespace {
+
+// An input as Python declares it to the compiler: its shape, format and value type.
+using Declaration = std::tuple<std::string, std::vector<int64_t>, bool, std::string>;  // name, shape, csr, dtype
+using CsrStatistics = std::tuple<int64_t, int64_t, int64_t, int64_t>;               // rows, cols, nnz, longest row
+
+// A compiled kernel as the Python side holds it.
+struct CompiledKernel {
+  Kernel kernel;
+  std::string decisions;            // auto's report (react-gen -print-decisions); "" for a fixed mode
+  std::vector<std::string> inputs;  // in argument order
+
+  // Runs on `args` (one per input, in `inputs` order): the results in Kernel::resultsFor's order
+  // and the bytes of the conversions the inputs needed.
+  py::tuple run(const py::list& args) const {
+    CallArguments call = bind(args);
+    py::list results = call.allocateResults();
+    BoundKernel bound = kernel.bindViews(call.views());
+    {
+      py::gil_scoped_release release;  // other Python threads run meanwhile
+      bound.run();
+    }
+    return py::make_tuple(results, call.copiedBytes());
+  }
+
+  // The kernel's own time on these arguments, without Python (what a Python call's overhead is
+  // measured against): the seconds of each of `calls` calls of Kernel::runRaw after a warm-up.
+  std::vector<double> timeRaw(const py::list& args, int calls) const {
+    CallArguments call = bind(args);
+    py::list results = call.allocateResults();
+    BoundKernel bound = kernel.bindViews(call.views());
+    py::gil_scoped_release release;
+    bound.run();
+    std::vector<double> seconds;
+    for (int n = 0; n < calls; ++n) {
+      auto start = std::chrono::steady_clock::now();
+      kernel.runRaw(bound.args.data(), bound.sizes.data());
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return seconds;
+  }
+
+  // name, csr, pattern, value type of each result, in Kernel::resultsFor's order
+  std::vector<std::tuple<std::string, bool, std::string, std::string>> results() const {
+    std::vector<std::tuple<std::string, bool, std::string, std::string>> out;
+    for (const std::string& name : kernel.loops().args) {
+      const TensorDecl& d = kernel.tree().tensor(name).decl;
+      if (d.role == TensorRole::Output) out.emplace_back(name, d.format.hasSparseLevel(), d.pattern, toString(d.valueType));
+    }
+    return out;
+  }
+
+  std::string inputType(const std::string& name) const { return toString(kernel.tree().tensor(name).decl.valueType); }
+
+  CallArguments bind(const py::list& args) const {
+    if (args.size() != inputs.size())
+      internalError("the kernel takes " + std::to_string(inputs.size()) + " inputs, given " + std::to_string(args.size()));
+    CallArguments call(kernel);
+    for (size_t n = 0; n < inputs.size(); ++n) call.addInput(inputs[n], args[n]);
+    return call;
+  }
+};
+
+CompiledKernel compile(const std::string& text, const std::vector<Declaration>& declarations,
+                       const std::map<std::string, int64_t>& sizes, const std::string& resultType,
+                       const std::string& fusion, const std::string& target, const std::string& cacheDir,
+                       const std::map<std::string, CsrStatistics>& statistics) {
+  Environment env;
+  env.indexSizes = sizes;
+  for (const auto& [name, shape, csr, type] : declarations)
+    env.declare(name, shape, csr ? Format::csr() : Format::dense(static_cast<int>(shape.size())),
+                parseValueType(type, "input '" + name + "'"));
+  Program p = parseProgram(text, env);
+  std::map<std::string, ValueType> types;
+  for (const std::string& name : p.outputs()) types[name] = parseValueType(resultType, "dtype");
+  p = withValueTypes(p, types);
+
+  CompileOptions options;
+  options.fusion = parseFusionMode(fusion);
+  options.target = parseTarget(target);
+  options.jit.cacheDir = cacheDir;
+  InputStats stats;
+  for (const auto& [name, s] : statistics) {
+    auto [rows, cols, nnz, longestRow] = s;
+    stats.sparse[name] = {rows, cols, nnz, longestRow};
+  }
+  options.stats = stats;
+  AutoDecision decision;
+  IndexTree tree = fusedTree(p, options, &decision);
+  CompiledKernel k{Kernel::compile(tree, options), "", {}};
+  if (*options.fusion == FusionMode::Auto) k.decisions = decision.str();
+  for (const std::string& name : k.kernel.loops().args)
+    if (k.kernel.tree().tensor(name).decl.role == TensorRole::Input) k.inputs.push_back(name);
+  return k;
+}
+
+}  // namespace
+
+}  // namespace react::python
+
+using namespace react;
+using namespace react::python;
+
+PYBIND11_MODULE(_react, m) {
+  m.doc() = "react's compiler and kernels (the C++ half of the react package)";
+  py::register_exception<UserError>(m, "Error", PyExc_ValueError);
+  py::register_exception<InternalError>(m, "InternalError", PyExc_RuntimeError);
+
+  py::class_<DLPackCsr>(m, "DLPackCsr", "a csr matrix as DLPack capsules: int64 positions, int32 coordinates, values")
+      .def(py::init([](int64_t rows, int64_t cols, py::object positions, py::object coordinates, py::object values) {
+             return DLPackCsr{rows, cols, std::move(positions), std::move(coordinates), std::move(values)};
+           }),
+           py::arg("rows"), py::arg("cols"), py::arg("positions"), py::arg("coordinates"), py::arg("values"));
+
+  // Compiling takes a compiler run (seconds): other Python threads run meanwhile.
+  m.def("compile", &compile, py::arg("text"), py::arg("declarations"), py::arg("sizes"), py::arg("result_dtype"),
+        py::arg("fusion"), py::arg("target"), py::arg("cache_dir"), py::arg("statistics"),
+        py::call_guard<py::gil_scoped_release>());
+  m.def("cache_dir", [](const std::string& dir) { return jitCacheDirectory(JitOptions{dir, "", false}); }, py::arg("dir") = "",
+        "the JIT cache kernels are compiled into: dir, else $REACT_CACHE_DIR, else ~/.cache/react");
+
+  py::class_<CompiledKernel>(m, "Kernel")
+      .def("run", &CompiledKernel::run, py::arg("args"))
+      .def("time_raw", &CompiledKernel::timeRaw, py::arg("args"), py::arg("calls"))
+      .def_readonly("inputs", &CompiledKernel::inputs)
+      .def_property_readonly("results", &CompiledKernel::results)
+      .def("input_dtype", &CompiledKernel::inputType, py::arg("name"))
+      .def_readonly("decisions", &CompiledKernel::decisions)
+      .def_property_readonly("tree", [](const CompiledKernel& k) { return printTree(k.kernel.tree()); })
+      .def_property_readonly("loops", [](const CompiledKernel& k) { return k.kernel.loops().str(); })
+      .def_property_readonly("source", [](const CompiledKernel& k) { return k.kernel.source(); })
+      .def_property_readonly("library", [](const CompiledKernel& k) { return k.kernel.library().libraryPath; });
+}

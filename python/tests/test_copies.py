@@ -1,0 +1,123 @@
+"""Inputs are read in place where their layout is the kernel's (last_copy_bytes == 0), else
+converted once and counted; what cannot be converted is an error naming the input."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import react
+from conftest import assert_close, random_csr, random_dense
+
+
+def in_place(S):
+    """S with react's index types: int64 positions, int32 coordinates. SciPy's constructor gives
+    both arrays one type (int32 below 2^31 entries), so this takes an assignment; SciPy's own
+    functions then refuse the matrix, react reads it in place."""
+    m = S.copy()
+    m.indptr = m.indptr.astype(np.int64)
+    return m
+
+
+@pytest.fixture(scope="module")
+def sddmm():
+    S = random_csr(40, 30, 0.15, 1)
+    B, C = random_dense((40, 8), 2), random_dense((30, 8), 3)
+    kernel = react.compile("A = S * (B @ C.T)", S=S, B=B, C=C)
+    return kernel, S, B, C
+
+
+def run(kernel, S, B, C, reference=None):
+    """kernel's result on these inputs, checked against SciPy's on `reference` (default S); the
+    bytes the call copied."""
+    result = kernel(S=S, B=B, C=C)
+    want = (S if reference is None else reference).multiply(np.asarray(B, dtype=np.float64) @ np.asarray(C, dtype=np.float64).T)
+    assert_close(result, want)
+    return kernel.last_copy_bytes
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_the_kernels_layouts_are_read_in_place(sddmm):
+    kernel, S, B, C = sddmm
+    assert run(kernel, in_place(S), B, C, reference=S) == 0
+    # np.matrix (what SciPy's reductions give) is an ndarray view of the same data; inputs may
+    # be read-only.
+    assert run(kernel, in_place(S), np.asmatrix(B), C, reference=S) == 0
+    frozen = C.copy()
+    frozen.setflags(write=False)
+    assert run(kernel, in_place(S), B, frozen, reference=S) == 0
+
+
+def test_index_conversions_are_counted(sddmm):
+    kernel, S, B, C = sddmm
+    assert S.indptr.dtype == S.indices.dtype == np.int32  # SciPy's default: positions widen (n+1 entries)
+    assert run(kernel, S, B, C) == 8 * (S.shape[0] + 1)
+    wide = S.copy()
+    wide.indptr, wide.indices = S.indptr.astype(np.int64), S.indices.astype(np.int64)  # coordinates narrow
+    assert run(kernel, wide, B, C) == 4 * S.nnz
+
+
+def test_value_and_layout_conversions_are_counted(sddmm):
+    kernel, S, B, C = sddmm
+    S64 = in_place(S)
+    assert run(kernel, S64, np.asfortranarray(B), C, reference=S) == B.nbytes
+    assert run(kernel, S64, B, C.T.copy().T, reference=S) == C.nbytes  # a transposed view: strided
+    assert run(kernel, S64, B.astype(np.float32), C, reference=S) == B.nbytes  # float32 into a float64 kernel
+    assert run(kernel, S64, B.tolist(), C, reference=S) == B.nbytes
+    f32 = in_place(S.astype(np.float32))
+    assert run(kernel, f32, B, C, reference=S.astype(np.float32)) == 8 * S.nnz
+    # Other SciPy formats become csr (indptr, indices and data of the copy; then the indptr widens).
+    coo = S.tocoo()
+    converted = coo.tocsr()
+    copies = converted.data.nbytes + converted.indices.nbytes + converted.indptr.nbytes + 8 * (S.shape[0] + 1)
+    assert run(kernel, coo, B, C, reference=S) == copies
+
+
+def test_float32_kernels_read_float32_in_place():
+    S = random_csr(30, 30, 0.2, 4, np.float32)
+    v = random_dense((30, 3), 5, np.float32)
+    kernel = react.compile("A = S @ v", S=S, v=v)
+    result = kernel(S=in_place(S), v=v)
+    assert result.dtype == np.float32 and kernel.last_copy_bytes == 0
+    assert_close(result, S.astype(np.float64) @ v.astype(np.float64), np.float32)
+    assert react.compile("A = S @ v", S=S, v=v, dtype="float64")(S=S, v=v).dtype == np.float64
+
+
+def test_unusable_inputs_are_errors_naming_them(sddmm):
+    kernel, S, B, C = sddmm
+    S = in_place(S)
+    with pytest.raises(react.Error, match="input 'B': NumPy cannot read .* as float64"):
+        kernel(S=S, B=np.array([["x"] * 8] * 40), C=C)
+    with pytest.raises(react.Error, match="input 'B': complex values"):
+        kernel(S=S, B=B.astype(complex), C=C)
+    with pytest.raises(react.Error, match="input 'B' dimension 1 is 9"):
+        kernel(S=S, B=random_dense((40, 9), 1), C=C)
+    with pytest.raises(react.Error, match="'S' is declared csr but given dense"):
+        kernel(S=S.toarray(), B=B, C=C)
+    with pytest.raises(react.Error, match="'B' is declared dense but given csr"):
+        kernel(S=S, B=sp.csr_matrix(B), C=C)
+    unsorted = S.copy()
+    row = np.argmax(np.diff(unsorted.indptr))  # a row with at least two entries
+    first = unsorted.indptr[row]
+    unsorted.indices[first], unsorted.indices[first + 1] = unsorted.indices[first + 1], unsorted.indices[first]
+    with pytest.raises(react.Error, match="tensor 'S': invalid CSR matrix: unsorted column .*sum_duplicates"):
+        kernel(S=unsorted, B=B, C=C)
+    outside = S.copy()
+    outside.indices = outside.indices.astype(np.int64)
+    outside.indices[0] = 2**33  # would wrap to a valid column as int32
+    with pytest.raises(react.Error, match="input 'S': column index 8589934592"):
+        kernel(S=outside, B=B, C=C)
+    short = S.copy()
+    short.indptr = short.indptr[:-1]
+    with pytest.raises(react.Error, match="input 'S': indptr must be rows\\+1"):
+        kernel(S=short, B=B, C=C)
+
+
+def test_names_are_checked(sddmm):
+    kernel, S, B, C = sddmm
+    with pytest.raises(react.Error, match="no value given for input 'C'"):
+        kernel(S=S, B=B)
+    with pytest.raises(react.Error, match="no input 'D'"):
+        kernel(S=S, B=B, C=C, D=C)
+    # Inputs are keywords; names that are not Python identifiers come as a mapping.
+    kernel = react.compile("A = else * 2", tensors={"else": B})
+    assert_close(kernel(tensors={"else": B}), 2 * B)

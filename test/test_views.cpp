@@ -1,0 +1,170 @@
+// Kernels run in place on caller-held arrays (TensorView, Kernel::bindViews; the Python module's
+// path): the benchmark kernels agree with Kernel::run in float64 and float32, and every check
+// names the tensor it refuses.
+#include "indexnotation_test_util.hpp"
+#include "support.hpp"
+
+using namespace react;
+using react::test::errorOf;
+
+namespace {
+
+// Views of host tensors, as the kernel takes them: values copied into arrays of the tensor's
+// value type (floats for float32), positions and coordinates borrowed.
+struct HostViews {
+  TensorViews views;
+  std::map<std::string, std::vector<float>> floats;
+  std::map<std::string, std::vector<double>> doubles;
+
+  void add(const std::string& name, const MarketData& value) {
+    TensorView v;
+    v.valueType = valueTypeOf(value);
+    const std::vector<double>* values = nullptr;
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&value)) {
+      v.csr = true;
+      v.shape = {m->rows, m->cols};
+      v.data.pos = m->rowptr.data();
+      v.data.crd = m->col.data();
+      values = &m->val;
+    } else {
+      v.shape = std::get<DenseTensor>(value).shape;
+      values = &std::get<DenseTensor>(value).data;
+    }
+    v.data.nnz = static_cast<int64_t>(values->size());
+    if (v.valueType == ValueType::Float32) v.data.vals = (floats[name] = {values->begin(), values->end()}).data();
+    else v.data.vals = (doubles[name] = *values).data();
+    views[name] = v;
+  }
+  // An array for each result, laid out as the kernel says.
+  void addResults(const Kernel& k) {
+    for (const ResultLayout& r : k.resultsFor(k.sizesFor(views))) {
+      TensorView v;
+      v.shape = r.shape;
+      v.csr = r.csr;
+      v.valueType = r.valueType;
+      int64_t n = r.csr ? views.at(r.pattern).data.nnz : checkedElementCount(r.shape, 8, r.name);
+      if (r.valueType == ValueType::Float32) v.data.vals = (floats[r.name] = std::vector<float>(static_cast<size_t>(n), -1)).data();
+      else v.data.vals = (doubles[r.name] = std::vector<double>(static_cast<size_t>(n), -1)).data();
+      v.data.nnz = n;
+      views[r.name] = v;
+    }
+  }
+  std::vector<double> values(const std::string& name) const {
+    if (floats.count(name)) return {floats.at(name).begin(), floats.at(name).end()};
+    return doubles.at(name);
+  }
+};
+
+std::vector<double> valuesOf(const MarketData& v) {
+  return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+}
+
+}  // namespace
+
+TEST_CASE("views: the benchmark kernels in place agree with Kernel::run, float64 and float32") {
+  CompileOptions options;
+  options.jit = test::testCache();
+  options.fusion = FusionMode::React;
+  for (ValueType type : {ValueType::Float64, ValueType::Float32}) {
+    for (test::KernelCase c : test::benchmarkKernels(test::randomCsr(9, 7, 0.4, 3), 4, 11)) {
+      INFO(c.name << " " << toString(type));
+      std::map<std::string, ValueType> types{{"A", type}};
+      for (auto& [name, value] : c.inputs) {
+        setValueType(value, type);
+        types[name] = type;
+      }
+      Kernel k = Kernel::compile(withValueTypes(parseProgram(c.text, c.env), types), options);
+      TensorValues want = k.run(c.inputs);
+      HostViews h;
+      for (const auto& [name, value] : c.inputs) h.add(name, value);
+      h.addResults(k);
+      k.bindViews(h.views).run();
+      CHECK(h.values("A") == valuesOf(want.at("A")));
+    }
+  }
+}
+
+TEST_CASE("views: results laid out for the run's sizes (a csr input's rows are a run-time size)") {
+  CompileOptions options;
+  options.jit = test::testCache();
+  options.fusion = FusionMode::React;
+  Environment env;
+  env.declare("S", {4, 6}, Format::csr());
+  env.declare("B", {6, 3}, Format::dense(2));
+  Kernel k = Kernel::compile(parseProgram("A = S @ B; r = sum(S, axis=1); P = S * 2", env), options);
+  TensorViews shapes;
+  shapes["S"].csr = true;
+  shapes["S"].shape = {5, 6};
+  shapes["B"].shape = {6, 3};
+  std::vector<ResultLayout> results = k.resultsFor(k.sizesFor(shapes));
+  REQUIRE(results.size() == 3);
+  std::map<std::string, ResultLayout> byName;
+  for (const ResultLayout& r : results) byName[r.name] = r;
+  CHECK(byName["A"].shape == std::vector<int64_t>{5, 3});
+  CHECK(!byName["A"].csr);
+  CHECK(byName["r"].shape == std::vector<int64_t>{5});
+  CHECK(byName["P"].csr);
+  CHECK(byName["P"].pattern == "S");
+  CHECK(byName["P"].shape == std::vector<int64_t>{5, 6});
+}
+
+TEST_CASE("views: refused views name the tensor") {
+  CompileOptions options;
+  options.jit = test::testCache();
+  options.fusion = FusionMode::React;
+  test::KernelCase c = test::benchmarkKernels(test::randomCsr(6, 5, 0.5, 4), 3, 2)[0];  // sddmm
+  Kernel k = Kernel::compile(parseProgram(c.text, c.env), options);
+  HostViews h;
+  for (const auto& [name, value] : c.inputs) h.add(name, value);
+  h.addResults(k);
+  REQUIRE(errorOf([&] { k.bindViews(h.views).run(); }) == "");
+
+  auto refused = [&](const std::function<void(TensorViews&)>& change) {
+    TensorViews views = h.views;
+    change(views);
+    return errorOf([&] { k.bindViews(views).run(); });
+  };
+  CHECK(refused([](TensorViews& v) { v.erase("B"); }) == "kernel: no value given for input 'B'");
+  CHECK(refused([](TensorViews& v) { v.erase("A"); }) == "kernel: no array given for result 'A'");
+  CHECK(refused([](TensorViews& v) { v["B"].valueType = ValueType::Float32; }) ==
+        "kernel: input 'B' is float32, the kernel takes float64");
+  CHECK(refused([](TensorViews& v) { v["C"].memory = MemorySpace::Device; }) ==
+        "kernel: input 'C' is in device memory, the kernel runs in host memory");
+  CHECK(refused([](TensorViews& v) { v["B"].data.nnz -= 1; }) == "kernel: input 'B' has 17 values for shape 6x3");
+  CHECK(refused([](TensorViews& v) { v["B"].shape = {6, 4}; }) ==
+        "kernel: input 'B' dimension 1 is 4 but index 'k' has size 3");
+  CHECK(refused([](TensorViews& v) { v["S"].csr = false; }) == "kernel: input 'S' is declared csr but given dense");
+  CHECK(refused([](TensorViews& v) { v["S"].data.pos = nullptr; }) ==
+        "kernel: input 'S' is csr without positions or coordinates");
+  CHECK(refused([](TensorViews& v) { v["A"].data.nnz += 1; }) ==
+        "kernel: result 'A' has " + std::to_string(h.views["S"].data.nnz + 1) + " values, its pattern 'S' " +
+            std::to_string(h.views["S"].data.nnz) + " stored entries");
+  CHECK(refused([](TensorViews& v) { v["A"].csr = false; }) == "kernel: result 'A' is given as dense 6x5, the kernel writes csr 6x5");
+  BoundKernel b = k.bindViews(h.views);
+  b.run();
+  CHECK(errorOf([&] { b.results(); }) == "kernel: a kernel bound to views writes its results into their arrays");
+}
+
+TEST_CASE("views: checkCsrView finds broken csr arrays, names the tensor, and skips device views") {
+  CsrMatrix m;  // [[1, 0, 2], [0, 3, 0]]
+  m.rows = 2;
+  m.cols = 3;
+  m.rowptr = {0, 2, 3};
+  m.col = {0, 2, 1};
+  m.val = {1, 2, 3};
+  TensorView v;
+  v.csr = true;
+  v.shape = {m.rows, m.cols};
+  v.data = {m.val.data(), m.rowptr.data(), m.col.data(), m.nnz()};
+  CHECK(errorOf([&] { checkCsrView("S", v); }) == "");
+  m.col = {2, 0, 1};
+  CHECK(errorOf([&] { checkCsrView("S", v); }) == "tensor 'S': invalid CSR matrix: unsorted column 0 in row 0 (after column 2)");
+  m.col = {0, 3, 1};
+  CHECK(errorOf([&] { checkCsrView("S", v); }) == "tensor 'S': invalid CSR matrix: column 3 in row 0 is outside 0..2");
+  v.memory = MemorySpace::Device;  // the host cannot read it
+  CHECK(errorOf([&] { checkCsrView("S", v); }) == "");
+  v.memory = MemorySpace::Host;
+  m.col = {0, 2, 1};
+  v.data.nnz = 2;
+  CHECK(errorOf([&] { checkCsrView("S", v); }) == "tensor 'S': invalid CSR matrix: rowptr[rows] is 3, expected nnz = 2");
+}
