@@ -19,8 +19,8 @@ class OpenMPPrinter : public CppPrinter {
   std::string includes() const override { return lower::kOpenMPPreludeText; }
   std::string functionQualifier() const override { return "static inline"; }
 
-  // A private buffer (per thread, or a serial nest's): its own vector. A shared one lives in the
-  // calling thread's workspace for this site (ReactWorkspace, kept between runs) and is filled by
+  // A private buffer (per thread, or a serial nest's): its own vector. A shared one lives in this
+  // site's workspace (ReactWorkspace, kept between runs, leased by one run at a time) and is filled by
   // all threads, not by the one that allocates: a temporary of the size of the output (unfused
   // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel.
   // One written before it is read (a transposed copy) is not filled.
@@ -31,7 +31,9 @@ class OpenMPPrinter : public CppPrinter {
       line(type + "* const " + values + " = " + buffer + ".data();");
       return;
     }
-    line("static thread_local ReactWorkspace<" + type + "> " + buffer + ";");
+    // The lambda's static is this site's workspace: each lambda is a type of its own.
+    line("ReactWorkspaceLease<" + type + "> " + buffer + "([]() -> ReactWorkspace<" + type + ">& { static ReactWorkspace<" + type +
+         "> w; return w; }());");
     line(type + "* const " + values + " = " + buffer + ".get(static_cast<size_t>(" + expr(a.value) + "));");
     if (!a.uninitialized) fill(a);
   }
