@@ -68,8 +68,7 @@ class TextPrinter {
       }
       case StmtKind::Allocate:
         return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "]" +
-                    (s->uninitialized ? " " : " = ") +
-                    (s->uninitialized ? "(written before read)" : literalText(s->init, s->type)) +
+                    (s->uninitialized ? " (written before read)" : " = " + literalText(s->init, s->type)) +
                     (s->parallelInit ? " (filled by every thread)" : ""));
       case StmtKind::Fill:
         return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));

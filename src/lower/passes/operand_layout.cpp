@@ -95,17 +95,18 @@ constexpr int64_t kTransposeBlock = 64;
 // row. Column by column, every read would take its own cache line (and page).
 std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, const TransposedCopy& c) {
   const std::vector<std::string>& dims = p.dimIndices.at(input);
+  const Name blockCounter{Role::Generated, "react_block"};
   const Expr columns = extentOf(p, dims[1]), block = intImm(kTransposeBlock);
-  const Expr first = binary(BinOp::Mul, var(Name{Role::Generated, "react_block"}, Type::Int64), block);
+  const Expr first = binary(BinOp::Mul, var(blockCounter, Type::Int64), block);
   const Expr end = binary(BinOp::Add, first, block);
   const Expr last = call(Callee::Select, {binary(BinOp::Lt, end, columns), end, columns}, Type::Int64);
   Stmt store = assign(access(c.name, {dims[1], dims[0]}, c.type), access(input, dims, c.type));
   Stmt blockColumns = forLoop(Name{Role::Index, dims[1]}, first, last, {store});
   Stmt rows = forLoop(Name{Role::Index, dims[0]}, intImm(0), extentOf(p, dims[0]), {blockColumns});
   Expr blocks = binary(BinOp::Div, binary(BinOp::Add, columns, intImm(kTransposeBlock - 1)), block);
-  Stmt blocked = forLoop(Name{Role::Generated, "react_block"}, intImm(0), blocks, {rows}, Schedule::Parallel);
-  Name size{Role::Size, c.name};
-  auto storage = copy(allocate(c.name, c.type, var(Name{Role::Size, c.name}, Type::Int64), 0.0, false));
+  Stmt blocked = forLoop(blockCounter, intImm(0), blocks, {rows}, Schedule::Parallel);
+  const Name size{Role::Size, c.name};
+  auto storage = copy(allocate(c.name, c.type, var(size, Type::Int64), 0.0, false));
   storage->uninitialized = true;
   return {let(size, Type::Int64, binary(BinOp::Mul, columns, extentOf(p, dims[0]))), storage,
           nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), blocked})};
