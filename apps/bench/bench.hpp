@@ -168,6 +168,7 @@ Timing timeRuns(Run&& run, int reps, double budgetSeconds, double firstRunSecond
 Timing summarize(std::vector<double> seconds);
 int plannedRuns(int reps, double budgetSeconds, double firstRunSeconds);
 double secondsSince(std::chrono::steady_clock::time_point start);
+std::string formatMilliseconds(double seconds);  // "12.3 ms"
 
 // STREAM-like copy of two `bytesPerArray` arrays with `threads` OpenMP threads, best of `trials`;
 // returns bytes moved (read + written) per second.

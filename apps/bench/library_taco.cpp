@@ -165,12 +165,6 @@ TacoStep compileStep(IndexStmt stmt, const TensorBase& result, const std::vector
   return step;
 }
 
-std::string formatMilliseconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
-  return buf;
-}
-
 struct Refused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -12,6 +13,12 @@ namespace react::bench {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string formatMilliseconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
+  return buf;
 }
 
 int plannedRuns(int reps, double budgetSeconds, double firstRunSeconds) {

@@ -201,7 +201,12 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
   p.cannotRun = refusal(p.performedFlops, 8 * cost.temporarySize.evaluate(symbols),
                         "temporaries of " + cost.temporarySize.str() + " doubles", limits);
   if (!p.cannotRun.empty()) return p;
-  p.instance = std::make_unique<ReactInstance>(kernel, inputs);
+  const auto start = std::chrono::steady_clock::now();
+  auto instance = std::make_unique<ReactInstance>(kernel, inputs);
+  // As taco-best's column-major C: a layout made once for every run, reported beside the timings.
+  for (const auto& [copy, input] : kernel.loops().transposedInputs)
+    p.note += "; " + input + " transposed when bound, in " + formatMilliseconds(secondsSince(start)) + " (not timed)";
+  p.instance = std::move(instance);
   if (v.target == Target::Kokkos && !kernel.library().runtime.hostAccessible()) p.device = &kernel.library().runtime;
   return p;
 }

@@ -57,7 +57,7 @@ struct CompiledKernel {
   std::vector<std::tuple<std::string, bool, std::string, std::string>> results() const {
     std::vector<std::tuple<std::string, bool, std::string, std::string>> out;
     for (const std::string& name : kernel.loops().args) {
-      const TensorDecl& d = kernel.tree().tensor(name).decl;
+      const TensorDecl& d = kernel.loops().tensors.at(name).decl;
       if (d.role == TensorRole::Output) out.emplace_back(name, d.format.hasSparseLevel(), d.pattern, toString(d.valueType));
     }
     return out;
@@ -103,7 +103,7 @@ CompiledKernel compile(const std::string& text, const std::vector<Declaration>& 
   CompiledKernel k{Kernel::compile(tree, options), "", {}};
   if (*options.fusion == FusionMode::Auto) k.decisions = decision.str();
   for (const std::string& name : k.kernel.loops().args)
-    if (k.kernel.tree().tensor(name).decl.role == TensorRole::Input) k.inputs.push_back(name);
+    if (k.kernel.loops().tensors.at(name).decl.role == TensorRole::Input) k.inputs.push_back(name);
   return k;
 }
 

@@ -87,7 +87,7 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const
     return std::find(loops_.runtimeSizes.begin(), loops_.runtimeSizes.end(), index) != loops_.runtimeSizes.end();
   };
   for (const std::string& name : loops_.args) {
-    const TensorDecl& d = tree_.tensor(name).decl;
+    const TensorDecl& d = loops_.tensors.at(name).decl;
     if (d.role != TensorRole::Input) continue;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
@@ -114,7 +114,7 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const
 std::vector<ResultLayout> Kernel::resultsFor(const std::map<std::string, int64_t>& sizes) const {
   std::vector<ResultLayout> results;
   for (const std::string& name : loops_.args) {
-    const TensorDecl& d = tree_.tensor(name).decl;
+    const TensorDecl& d = loops_.tensors.at(name).decl;
     if (d.role != TensorRole::Output) continue;
     ResultLayout r{name, {}, d.format.hasSparseLevel(), d.pattern, d.valueType};
     for (const std::string& index : loops_.dimIndices.at(name)) r.shape.push_back(sizes.at(index));
@@ -166,16 +166,30 @@ std::vector<float>& floatArray(FloatCopies& floats, const std::string& name, con
 }
 
 const char* elementsText(ValueType t) { return t == ValueType::Float32 ? "floats" : "doubles"; }
+
+// input(b, a) for input(a, b), in blocks of columns read row by row (operand_layout.cpp's order).
+DenseTensor transposed(const DenseTensor& input, const std::string& name) {
+  const int64_t rows = input.shape.at(0), columns = input.shape.at(1), block = 64;
+  DenseTensor t({columns, rows}, 0.0, name);
+  t.valueType = input.valueType;
+  for (int64_t first = 0; first < columns; first += block)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = first; c < std::min(columns, first + block); ++c) t.data[c * rows + r] = input.data[r * columns + c];
+  return t;
+}
 }  // namespace
 
 // The kernel allocates its temporaries itself, at every run: their sizes are checked here, and a
-// run that cannot allocate them names them.
+// run that cannot allocate them names them. Prepared arguments are among them where the kernel
+// makes them (`withPrepared`: bound to views).
 Kernel::TemporaryStorage Kernel::temporaryStorage(const std::map<std::string, int64_t>& sizes,
-                                                  const std::function<int64_t(const std::string&)>& patternNnz) const {
+                                                  const std::function<int64_t(const std::string&)>& patternNnz,
+                                                  bool withPrepared) const {
   TemporaryStorage t;
   std::string list;
   for (const auto& [name, s] : loops_.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
+    if (!withPrepared && loops_.transposedInputs.count(name)) continue;
     std::vector<int64_t> extents;
     if (s.decl.format.hasSparseLevel()) {
       extents = {s.shrunk() ? 1 : patternNnz(s.decl.pattern)};
@@ -216,8 +230,13 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       outputs[r.name] = std::move(t);
     }
   }
-  TemporaryStorage temporaries =
-      temporaryStorage(sizes, [&](const std::string& pattern) { return std::get<CsrMatrix>(inputs.at(pattern)).nnz(); });
+  TemporaryStorage temporaries = temporaryStorage(
+      sizes, [&](const std::string& pattern) { return std::get<CsrMatrix>(inputs.at(pattern)).nnz(); }, false);
+  if (!loops_.transposedInputs.empty()) b.prepared = std::make_shared<TensorValues>();
+  for (const auto& [name, input] : loops_.transposedInputs) {
+    const MarketData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputs.at(input)), name)).first->second;
+    b.preparedBytes += static_cast<int64_t>(sizeof(double)) * std::get<DenseTensor>(t).size();
+  }
   b.temporaries = temporaries.what;
   b.temporaryBytes = temporaries.bytes;
   if (memory() == MemorySpace::Device) {
@@ -225,9 +244,9 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     b.device->runtime = lib_.runtime;
   }
   for (const std::string& name : loops_.args) {
-    const TensorDecl& d = tree_.tensor(name).decl;
-    bool isInput = d.role == TensorRole::Input;
-    const MarketData& v = isInput ? inputs.at(name) : outputs.at(name);
+    const TensorDecl& d = loops_.tensors.at(name).decl;
+    const bool isOutput = d.role == TensorRole::Output;
+    const MarketData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputs.at(name);
     const std::vector<double>& values = valuesOf(v);
     ReactTensor t{const_cast<double*>(values.data()), nullptr, nullptr, static_cast<int64_t>(values.size())};
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
@@ -245,7 +264,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
         t.pos = static_cast<const int64_t*>(dev->upload(m->rowptr.data(), sizeof(int64_t) * m->rowptr.size()));
         t.crd = static_cast<const int32_t*>(dev->upload(m->col.data(), sizeof(int32_t) * m->col.size()));
       }
-      if (!isInput) dev->outputValues[name] = t.vals;
+      if (isOutput) dev->outputValues[name] = t.vals;
     }
     b.args.push_back(t);
   }

@@ -25,7 +25,10 @@ struct LoopProgram {
   std::vector<std::shared_ptr<const ir::StmtNode>> body;
   std::map<std::string, TensorStorage> tensors;
   std::map<std::string, int64_t> indexSizes;
-  std::vector<std::string> args;          // inputs then outputs: the kernel's tensor arguments
+  std::vector<std::string> args;          // inputs, outputs, then prepared inputs: the kernel's tensor arguments
+  // Prepared arguments (ir::StmtKind::Prepare), each the transposed copy of an input: Kernel::bind
+  // makes them once, and a kernel not given one (bound to views) makes it at every run.
+  std::map<std::string, std::string> transposedInputs;  // prepared argument -> the input
   std::vector<std::string> patternArgs;   // args that own their sparse pattern (positions, coordinates)
   std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
   // arg tensor or temporary -> index of each dimension (a temporary's as its producer writes it)
@@ -208,6 +211,9 @@ class BoundKernel {
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
   std::shared_ptr<FloatCopies> floats;   // the float32 tensors' float arrays on the host; null when none
   int64_t float32Bytes = 0;              // their size
+  // The prepared arguments (LoopProgram::transposedInputs), made here once for every run; null when none.
+  std::shared_ptr<TensorValues> prepared;
+  int64_t preparedBytes = 0;             // their size
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
   int64_t temporaryBytes = 0;
@@ -274,13 +280,13 @@ class Kernel {
  private:
   // What a run allocates besides its arguments (the kernel allocates its temporaries itself): a
   // description for the error when it cannot, and the bytes. `patternNnz` gives a csr input's
-  // stored entries.
+  // stored entries; `withPrepared`: the kernel makes its prepared arguments (it was not given them).
   struct TemporaryStorage {
     std::string what;
     int64_t bytes = 0;
   };
   TemporaryStorage temporaryStorage(const std::map<std::string, int64_t>& sizes,
-                                    const std::function<int64_t(const std::string&)>& patternNnz) const;
+                                    const std::function<int64_t(const std::string&)>& patternNnz, bool withPrepared) const;
 
   IndexTree tree_;
   LoopProgram loops_;

@@ -48,7 +48,11 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   b.kernel_ = this;
   b.hostCopy_ = BoundKernel::HostCopy::InViews;
   for (const std::string& name : loops_.args) {
-    const TensorDecl& d = tree_.tensor(name).decl;
+    if (loops_.transposedInputs.count(name)) {  // made by the kernel at every run, from the view it copies
+      b.args.push_back(ReactTensor{nullptr, nullptr, nullptr, 0});
+      continue;
+    }
+    const TensorDecl& d = loops_.tensors.at(name).decl;
     const TensorView& v = view(name);
     // Built only for an error: a call from Python binds at every run.
     auto what = [&] { return "kernel: " + std::string(d.role == TensorRole::Input ? "input" : "result") + " '" + name + "'"; };
@@ -79,7 +83,7 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   }
   for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
   const TemporaryStorage temporaries =
-      temporaryStorage(sizes, [&](const std::string& pattern) { return view(pattern).data.nnz; });
+      temporaryStorage(sizes, [&](const std::string& pattern) { return view(pattern).data.nnz; }, true);
   b.temporaries = temporaries.what;
   b.temporaryBytes = temporaries.bytes;
   return b;

@@ -117,6 +117,7 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::Single: return single(*s);
     case StmtKind::IfDevice: return ifDevice(*s);
     case StmtKind::Nest: return nest(*s);
+    case StmtKind::Prepare: return prepare(*s);
   }
 }
 
@@ -146,7 +147,10 @@ std::string CppPrinter::print() {
     const std::string& name = p_.args[k];
     std::string a = "t[" + std::to_string(k) + "]", size = mangle(Name{Role::Size, name});
     const std::string type = typeName(valueTypeOf(p_.tensors.at(name)));  // the ABI's values are untyped
-    line(type + "* const " + mangle(Name{Role::Values, name}) + " = static_cast<" + type + "*>(" + a + ".vals);");
+    // A prepared argument's pointer is set where the kernel makes it; its size is the Let's there.
+    const bool prepared = p_.transposedInputs.count(name) > 0;
+    line(type + (prepared ? "* " : "* const ") + mangle(Name{Role::Values, name}) + " = static_cast<" + type + "*>(" + a + ".vals);");
+    if (prepared) continue;
     for (const std::string& owner : p_.patternArgs)
       if (owner == name)
         line("const int64_t* const " + mangle(Name{Role::Positions, name}) + " = " + a + ".pos; const int32_t* const " +

@@ -21,6 +21,8 @@ class CppPrinter {
   virtual void allocate(const ir::StmtNode& a) = 0;   // storage for a temporary, every element a.init
   virtual void fill(const ir::StmtNode& f) = 0;       // every element of a tensor's values := f.init
   virtual void nest(const ir::StmtNode& n) = 0;       // one top-level nest
+  // A prepared argument made here when the caller did not give it (its values pointer is null).
+  virtual void prepare(const ir::StmtNode& p) = 0;
   // A loop whose schedule is not Serial (Vector, LaneReduce, Parallel, ParallelReduce).
   virtual void scheduledLoop(const ir::StmtNode& l) = 0;
   virtual void single(const ir::StmtNode& s) { body(s.body); }

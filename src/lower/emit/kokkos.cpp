@@ -93,8 +93,20 @@ extern "C" const char* react_runtime_describe() {
     std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);
     line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
          "), static_cast<size_t>(" + expr(a.value) + "));");
-    if (!a.uninitialized) line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
+    line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
     line(type + "* const " + mangle(a.name) + " = " + view + ".data();");
+  }
+
+  // A view declared empty, allocated only when the caller did not give the tensor made.
+  void prepare(const StmtNode& p) override {
+    std::string view = mangle(Name{Role::Buffer, p.name.text}), type = typeName(p.type), values = mangle(p.name);
+    line("Kokkos::View<" + type + "*> " + view + ";");
+    open("if (" + values + " == nullptr) {");
+    line(view + " = Kokkos::View<" + type + "*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, " +
+         stringLiteral(p.name.text) + "), static_cast<size_t>(" + expr(p.value) + "));");
+    line(values + " = " + view + ".data();");
+    body(p.body);
+    close();
   }
 
   void fill(const StmtNode& f) override {

@@ -23,19 +23,33 @@ class OpenMPPrinter : public CppPrinter {
   // site's workspace (ReactWorkspace, kept between runs, leased by one run at a time) and is filled by
   // all threads, not by the one that allocates: a temporary of the size of the output (unfused
   // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel.
-  // One written before it is read (a transposed copy) is not filled.
   void allocate(const StmtNode& a) override {
-    std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
-    if (!a.parallelInit && !a.uninitialized) {
+    const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
+    if (!a.parallelInit) {
       line("std::vector<" + type + "> " + buffer + "(static_cast<size_t>(" + expr(a.value) + "), " + literalText(a.init, a.type) + ");");
       line(type + "* const " + values + " = " + buffer + ".data();");
       return;
     }
-    // The lambda's static is this site's workspace: each lambda is a type of its own.
-    line("ReactWorkspaceLease<" + type + "> " + buffer + "([]() -> ReactWorkspace<" + type + ">& { static ReactWorkspace<" + type +
-         "> w; return w; }());");
+    lease(a);
     line(type + "* const " + values + " = " + buffer + ".get(static_cast<size_t>(" + expr(a.value) + "));");
-    if (!a.uninitialized) fill(a);
+    fill(a);
+  }
+
+  // This site's workspace, leased for the run (the lambda's static: each lambda is a type of its own).
+  void lease(const StmtNode& a) {
+    const std::string type = typeName(a.type);
+    line("ReactWorkspaceLease<" + type + "> " + mangle(Name{Role::Buffer, a.name.text}) + "([]() -> ReactWorkspace<" + type +
+         ">& { static ReactWorkspace<" + type + "> w; return w; }());");
+  }
+
+  // Made in a workspace, as a shared temporary is, unless the caller gave it.
+  void prepare(const StmtNode& p) override {
+    lease(p);
+    const std::string values = mangle(p.name);
+    open("if (" + values + " == nullptr) {");
+    line(values + " = " + mangle(Name{Role::Buffer, p.name.text}) + ".get(static_cast<size_t>(" + expr(p.value) + "));");
+    body(p.body);
+    close();
   }
 
   void fill(const StmtNode& f) override {

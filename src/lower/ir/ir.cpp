@@ -222,6 +222,16 @@ Stmt nest(const std::string& name, std::vector<Stmt> body) {
   return make(std::move(n));
 }
 
+Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body) {
+  StmtNode n;
+  n.kind = StmtKind::Prepare;
+  n.name = Name{Role::Values, tensor};
+  n.type = t;
+  n.value = std::move(size);
+  n.body = std::move(body);
+  return make(std::move(n));
+}
+
 std::shared_ptr<StmtNode> copy(const Stmt& s) { return std::make_shared<StmtNode>(*s); }
 
 }  // namespace react::ir

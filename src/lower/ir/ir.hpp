@@ -113,6 +113,10 @@ enum class StmtKind {
   Single,    // Kokkos: one lane of the row runs the body; elsewhere the body as is
   IfDevice,  // Kokkos: body[0] where the kernel runs on a device, body[1] on the host
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
+  // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
+  // gives it made: Kernel::bind makes it once, a kernel bound to views at every run. Storage of
+  // `value` elements of `type` for `name`, written by the body before any read.
+  Prepare,
 };
 enum class Update { Set, Add, Max };
 
@@ -141,17 +145,16 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 struct StmtNode {
   StmtKind kind = StmtKind::Block;
-  std::vector<Stmt> body;  // Block, For, Single, Nest: the statements inside; IfDevice: {device, host}
+  std::vector<Stmt> body;  // Block, For, Single, Nest, Prepare: the statements inside; IfDevice: {device, host}
   bool scoped = false;     // Block
   std::string text;        // Comment; Nest: its name
-  // Let, Allocate, Fill
+  // Let, Allocate, Fill, Prepare
   Name name;
-  Type type = Type::Float64;  // Let: the variable's; Allocate, Fill: the elements'
-  Expr value;              // Let, Assign: the value; Allocate: the size
+  Type type = Type::Float64;  // Let: the variable's; Allocate, Fill, Prepare: the elements'
+  Expr value;              // Let, Assign: the value; Allocate, Prepare: the size
   bool isMutable = false;
   double init = 0;         // Allocate, Fill
   bool parallelInit = false;  // Allocate: shared by every thread, so every thread fills it (first touch)
-  bool uninitialized = false; // Allocate: every element is written before it is read (a copy): `init` unused
   // Assign
   Expr target;
   Update update = Update::Set;
@@ -184,6 +187,7 @@ Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
+Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body);
 // A copy of `s` to modify (passes build changed nodes from their originals).
 std::shared_ptr<StmtNode> copy(const Stmt& s);
 

@@ -67,9 +67,8 @@ class TextPrinter {
         return;
       }
       case StmtKind::Allocate:
-        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "]" +
-                    (s->uninitialized ? " (written before read)" : " = " + literalText(s->init, s->type)) +
-                    (s->parallelInit ? " (filled by every thread)" : ""));
+        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] = " +
+                    literalText(s->init, s->type) + (s->parallelInit ? " (filled by every thread)" : ""));
       case StmtKind::Fill:
         return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
       case StmtKind::Single:
@@ -84,6 +83,11 @@ class TextPrinter {
         line("} else {");
         ++depth_;
         stmt(s->body[1]);
+        close();
+        return;
+      case StmtKind::Prepare:
+        open("prepare " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] unless given {");
+        body(s->body);
         close();
         return;
       case StmtKind::Nest:

@@ -11,7 +11,9 @@ class Verifier {
   explicit Verifier(const KernelIR& k) : k_(k) {
     scopes_.emplace_back();
     for (const std::string& s : k.runtimeSizes) declare(Name{Role::Extent, s}, {false, Type::Int64});
-    for (const std::string& a : k.args) declare(Name{Role::Size, a}, {false, Type::Int64});
+    // A prepared argument's size is computed by the kernel (a Let before its Prepare).
+    for (const std::string& a : k.args)
+      if (!k.transposedInputs.count(a)) declare(Name{Role::Size, a}, {false, Type::Int64});
     for (const std::string& a : k.patternArgs) declare(Name{Role::StoredEntries, a}, {false, Type::Int64});
   }
 
@@ -140,6 +142,10 @@ class Verifier {
         scopes_.pop_back();
         return;
       }
+      case StmtKind::Prepare:
+        if (!k_.transposedInputs.count(s->name.text)) fail("a prepared tensor that is not a prepared argument", s);
+        body(s->body);
+        [[fallthrough]];
       case StmtKind::Allocate:
         expr(s->value, s);
         [[fallthrough]];

@@ -1,4 +1,5 @@
-// A dense operand read down its columns in an innermost loop, stored transposed once per run.
+// A dense operand read down its columns in an innermost loop, read from a transposed copy made
+// when the kernel is bound (once for every run; at every run for a kernel bound to views).
 //
 // Why: SDDMM as the benchmark defines it (`A = S * (B @ C)`, C row-major K x N) reads C(k,j) over
 // k for every stored entry: one cache line per multiply-add, and no vector loads. The copy costs
@@ -90,9 +91,9 @@ struct OperandLayout : Mutator {
 // 64 rows of the copy that stay in the first-level cache until their lines are full.
 constexpr int64_t kTransposeBlock = 64;
 
-// Storage for the copy of `input` (not filled: the copy writes every element), and the nest that
-// fills it, copy(b, a) = input(a, b), in blocks of columns (the parallel loop), each read row by
-// row. Column by column, every read would take its own cache line (and page).
+// The copy of `input` as a prepared argument: where the caller does not give it, storage and the
+// nest that fills it, copy(b, a) = input(a, b), in blocks of columns (the parallel loop), each
+// read row by row. Column by column, every read would take its own cache line (and page).
 std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, const TransposedCopy& c) {
   const std::vector<std::string>& dims = p.dimIndices.at(input);
   const Name blockCounter{Role::Generated, "react_block"};
@@ -106,10 +107,9 @@ std::vector<Stmt> transpose(const LoopProgram& p, const std::string& input, cons
   Expr blocks = binary(BinOp::Div, binary(BinOp::Add, columns, intImm(kTransposeBlock - 1)), block);
   Stmt blocked = forLoop(blockCounter, intImm(0), blocks, {rows}, Schedule::Parallel);
   const Name size{Role::Size, c.name};
-  auto storage = copy(allocate(c.name, c.type, var(size, Type::Int64), 0.0, false));
-  storage->uninitialized = true;
-  return {let(size, Type::Int64, binary(BinOp::Mul, columns, extentOf(p, dims[0]))), storage,
-          nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), blocked})};
+  return {let(size, Type::Int64, binary(BinOp::Mul, columns, extentOf(p, dims[0]))),
+          prepare(c.name, c.type, var(size, Type::Int64),
+                  {nest(c.name, {comment("nest " + c.name + ": " + input + " transposed"), blocked})})};
 }
 
 }  // namespace
@@ -125,6 +125,8 @@ LoopProgram transposeStridedOperands(const LoopProgram& p) {
     d.role = TensorRole::Temporary;
     std::swap(d.shape[0], d.shape[1]);
     out.tensors[c.name] = TensorStorage{d, s.kept};
+    out.args.push_back(c.name);
+    out.transposedInputs[c.name] = input;
     const std::vector<std::string>& dims = p.dimIndices.at(input);
     out.dimIndices[c.name] = {dims[1], dims[0]};
     for (Stmt& st : transpose(p, input, c)) setup.push_back(st);
