@@ -68,6 +68,12 @@ std::vector<PassExample> examples() {
       // A float32 lane accumulator.
       typed({"vectorize-reductions", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"B", f32}, {"C", f32}, {"A", f32}}),
+      // exp of every stored entry in one loop over all of them, before the rows; its storage unfilled.
+      {"flatten-entries", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // The stable softmax's exp reads the row's maximum (a local by then): it stays in the row.
+      {"flatten-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // A row's sum in a local, stored once.
+      {"register-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // Rows weighed by their stored entries, and by the dense work per row (spmm_mm's T0 @ D).
       {"balance-rows", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},

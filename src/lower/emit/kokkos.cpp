@@ -93,7 +93,7 @@ extern "C" const char* react_runtime_describe() {
     std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);
     line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
          "), static_cast<size_t>(" + expr(a.value) + "));");
-    line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
+    if (!a.uninitialized) line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
     line(type + "* const " + mangle(a.name) + " = " + view + ".data();");
   }
 

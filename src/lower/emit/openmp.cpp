@@ -32,7 +32,7 @@ class OpenMPPrinter : public CppPrinter {
     }
     lease(a);
     line(type + "* const " + values + " = " + buffer + ".get(static_cast<size_t>(" + expr(a.value) + "));");
-    fill(a);
+    if (!a.uninitialized) fill(a);
   }
 
   // This site's workspace, leased for the run (the lambda's static: each lambda is a type of its own).

@@ -155,6 +155,7 @@ struct StmtNode {
   bool isMutable = false;
   double init = 0;         // Allocate, Fill
   bool parallelInit = false;  // Allocate: shared by every thread, so every thread fills it (first touch)
+  bool uninitialized = false; // Allocate: every element is set before it is read: `init` unused, not filled
   // Assign
   Expr target;
   Update update = Update::Set;

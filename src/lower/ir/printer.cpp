@@ -67,8 +67,9 @@ class TextPrinter {
         return;
       }
       case StmtKind::Allocate:
-        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] = " +
-                    literalText(s->init, s->type) + (s->parallelInit ? " (filled by every thread)" : ""));
+        return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "]" +
+                    (s->uninitialized ? " (set before read)" : " = " + literalText(s->init, s->type)) +
+                    (s->parallelInit ? " (filled by every thread)" : ""));
       case StmtKind::Fill:
         return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
       case StmtKind::Single:

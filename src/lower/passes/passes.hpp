@@ -34,6 +34,10 @@ LoopProgram accumulateInRegisters(const LoopProgram& p);
 // copy (C_t(j,k), contiguous in k).
 LoopProgram transposeStridedOperands(const LoopProgram& p);
 
+// OpenMP: a statement of a row's loop over its stored entries that sets a temporary of the row
+// loop's pattern from values at the same entry, calling exp or log, runs in a loop of its own over
+// all stored entries before the row loop, on full vectors (rows are shorter than a vector).
+LoopProgram flattenEntrywise(const LoopProgram& p);
 // Before an innermost loop nested in another: reads the loop does not move through (no index of
 // the loop, a tensor the loop does not write) into constants.
 LoopProgram hoistInvariantReads(const LoopProgram& p);
@@ -61,6 +65,12 @@ LoopProgram balanceRows(const LoopProgram& p);
 ir::Stmt reduceOnLanes(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp op,
                        const std::function<ir::Stmt(ir::Stmt)>& combine);
 
+// The same reduction in a local of its own, the loop's schedule kept:
+//   { var row_acc = identity; for ... { ... row_acc op= ... }; T op= row_acc }
+ir::Stmt reduceInRegister(const ir::Stmt& loop, const ir::Expr& reduced, ReduceOp op);
+// OpenMP: an innermost loop nested in another whose iterations reduce into a tensor's element and
+// that stays scalar accumulates in a local and stores once (register-reductions).
+LoopProgram reduceInRegisters(const LoopProgram& p);
 // Is a loop worth the vector unit's set-up and combine: a dense loop, or one whose body calls a
 // function of the vector math library (exp over a row's stored entries)? Without vectorMath (the
 // written floating-point order), no loop that calls one: its scalar exp rounds otherwise.

@@ -18,9 +18,11 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
     passes.push_back({"hoist-reads", hoistInvariantReads});
   } else {
     passes.push_back({"operand-layout", transposeStridedOperands});
+    if (reassociate) passes.push_back({"flatten-entries", flattenEntrywise});
     passes.push_back({"hoist-reads", hoistInvariantReads});
     passes.push_back({"vectorize", [reassociate](const LoopProgram& p) { return vectorizeInnermost(p, reassociate); }});
     if (reassociate) passes.push_back({"vectorize-reductions", vectorizeReductions});
+    if (reassociate) passes.push_back({"register-reductions", reduceInRegisters});
     passes.push_back({"balance-rows", balanceRows});
   }
   passes.push_back({"lower-accesses", lowerAccesses});
