@@ -116,3 +116,36 @@ TEST_CASE("float order reassociate: SDDMM within gamma_n of exact, n the reducti
     if (target == Target::OpenMP) CHECK(differs > 0);
   }
 }
+
+TEST_CASE("float order: reassociated row normalisation (sum in a local, multiplication by the reciprocal) within its derived bound") {
+  const int64_t rows = 32, cols = 2000;
+  CsrMatrix s = fuzz::randomCsr(rows, cols, 0.5, 21, false);  // positive values: the sum's magnitude is the sum
+  Environment env;
+  env.declare("S", {rows, cols}, Format::csr());
+  Program norm = parseProgram("A = S / sum(S, axis=1)", env);
+  const double u = DBL_EPSILON / 2;
+  CompileOptions options;
+  options.fusion = FusionMode::React;
+  options.jit = test::testCache();
+  const TensorValues inputs{{"S", s}};
+  const CsrMatrix got = std::get<CsrMatrix>(Kernel::compile(norm, options).run(inputs).at("A"));
+  options.emit.floatOrder = FloatOrder::Written;
+  const CsrMatrix written = std::get<CsrMatrix>(Kernel::compile(norm, options).run(inputs).at("A"));
+  int differs = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t n = s.rowptr[i + 1] - s.rowptr[i];
+    long double sum = 0;
+    for (int64_t p = s.rowptr[i]; p < s.rowptr[i + 1]; ++p) sum += s.val[p];
+    for (int64_t p = s.rowptr[i]; p < s.rowptr[i + 1]; ++p) {
+      const long double exact = s.val[p] / sum;
+      // n - 1 adds into the sum, its reciprocal and one product (x / d alone would be one rounding
+      // fewer): gamma_{n+1}, plus the reference's own.
+      const double bound = static_cast<double>(exact) * (gamma(n + 1, u) + gamma(n + 1, LDBL_EPSILON / 2));
+      INFO("A(" << i << ", " << s.col[p] << ") = " << got.val[p] << ", exact " << static_cast<double>(exact));
+      CHECK(std::fabs(static_cast<double>(got.val[p] - exact)) <= bound);
+      differs += got.val[p] != written.val[p];
+    }
+  }
+  MESSAGE(differs << " of " << s.nnz() << " entries differ from the written order's");
+  CHECK(differs > 0);
+}

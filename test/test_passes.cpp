@@ -72,6 +72,8 @@ std::vector<PassExample> examples() {
       {"flatten-entries", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // The stable softmax's exp reads the row's maximum (a local by then): it stays in the row.
       {"flatten-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // The division by the row's sum, a multiplication by its reciprocal.
+      {"reciprocal-divisions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // A row's sum in a local, stored once.
       {"register-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // Rows weighed by their stored entries, and by the dense work per row (spmm_mm's T0 @ D).

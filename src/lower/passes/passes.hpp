@@ -42,6 +42,9 @@ LoopProgram flattenEntrywise(const LoopProgram& p);
 // the loop, a tensor the loop does not write) into constants.
 LoopProgram hoistInvariantReads(const LoopProgram& p);
 
+// OpenMP, reassociated order: in an innermost loop nested in another, x / d for a variable d the
+// loop does not change is x * r, with r = 1 / d computed before the loop.
+LoopProgram multiplyByReciprocals(const LoopProgram& p);
 // OpenMP: an innermost loop nested in another whose iterations are independent runs on the vector
 // unit (`omp simd`) where that is worth it (worthVectorizing).
 LoopProgram vectorizeInnermost(const LoopProgram& p, bool vectorMath = true);

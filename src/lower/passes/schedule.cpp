@@ -20,6 +20,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
     passes.push_back({"operand-layout", transposeStridedOperands});
     if (reassociate) passes.push_back({"flatten-entries", flattenEntrywise});
     passes.push_back({"hoist-reads", hoistInvariantReads});
+    if (reassociate) passes.push_back({"reciprocal-divisions", multiplyByReciprocals});
     passes.push_back({"vectorize", [reassociate](const LoopProgram& p) { return vectorizeInnermost(p, reassociate); }});
     if (reassociate) passes.push_back({"vectorize-reductions", vectorizeReductions});
     if (reassociate) passes.push_back({"register-reductions", reduceInRegisters});
