@@ -6,7 +6,9 @@ the median times per matrix and kernel, with the time taco-best's sddmm took to 
 column-major layout (not timed). Several runs of the same items: each item's lowest median counts
 (on a machine shared with other work, the run least disturbed).
 
-usage: /usr/bin/python3 scripts/taco_report.py RESULTS.csv... [--scipy SCIPY.csv...] [--summary-only]
+usage: /usr/bin/python3 scripts/taco_report.py RESULTS.csv... [--scipy SCIPY.csv...] [--summary-only] [--plot PNG]
+--plot draws react's speedup over taco-best per kernel and matrix (spmm_mm: react-openmp-right, and
+over the better of SciPy's two orders where given).
 """
 import argparse
 import csv
@@ -87,11 +89,38 @@ def medians(rows, matrices, labels):
     return out
 
 
+def plot(rows, matrices, labels, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10, 4))
+    width = 0.8 / len(matrices)
+    for n, m in enumerate(matrices):
+        heights = []
+        for lab in labels:
+            react = median(rows, m, lab, "react-openmp-right") or median(rows, m, lab, "react-openmp")
+            anchors = [median(rows, m, lab, v) for v in ("taco-best", "scipy-left", "scipy-right")]
+            anchors = [a for a in anchors if a]
+            heights.append(min(anchors) / react if react and anchors else 0)
+        ax.bar([k + n * width for k in range(len(labels))], heights, width, label=m)
+    ax.axhline(1, color="black", linewidth=0.8)
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(labels))], labels)
+    ax.set_ylabel("react over the best of taco-best and SciPy")
+    ax.set_yscale("log")
+    ax.set_yticks([0.5, 0.7, 1, 1.5, 2, 3], ["0.5x", "0.7x", "1x", "1.5x", "2x", "3x"])
+    ax.minorticks_off()
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", nargs="+", help="react-bench CSVs (--threads 1), e.g. several runs of the same items")
     p.add_argument("--scipy", nargs="*", default=[], help="scripts/scipy_bench.py's CSVs of the same matrices")
     p.add_argument("--summary-only", action="store_true")
+    p.add_argument("--plot", help="a PNG of react's speedups (see above)")
     args = p.parse_args()
     rows = load(args.csv + args.scipy)
     react_keys = [k for k in rows if k[2].startswith("react-")]
@@ -101,6 +130,8 @@ def main():
     if not args.summary_only:
         out += medians(rows, matrices, labels)
     print("\n".join(out))
+    if args.plot:
+        plot(rows, matrices, labels, args.plot)
 
 
 if __name__ == "__main__":
