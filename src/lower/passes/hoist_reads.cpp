@@ -17,27 +17,8 @@ using ir::Expr;
 
 namespace {
 
-struct HoistReads : Mutator {
-  int loops = 0;    // loops around the statements being visited
+struct HoistReads {
   int hoisted = 0;  // constants made so far (their names: hoisted0, hoisted1, ...)
-
-  Stmt visit(const Stmt& s) override {
-    if (s->kind == StmtKind::Nest) loops = 0;
-    if (s->kind != StmtKind::For) return mutateChildren(s);
-    ++loops;
-    Stmt out = mutateChildren(s);
-    --loops;
-    return out;
-  }
-
-  std::vector<Stmt> visitBody(const std::vector<Stmt>& body) override {
-    std::vector<Stmt> out;
-    for (const Stmt& s : body) {
-      if (s->kind == StmtKind::For && loops > 0 && isInnermost(*s)) hoistBefore(s, out);
-      else out.push_back(mutate(s));
-    }
-    return out;
-  }
 
   // Appends the constants the loop reads, then the loop reading them.
   void hoistBefore(const Stmt& loop, std::vector<Stmt>& out) {
@@ -79,6 +60,9 @@ struct HoistReads : Mutator {
 
 }  // namespace
 
-LoopProgram hoistInvariantReads(const LoopProgram& p) { return HoistReads().mutate(p); }
+LoopProgram hoistInvariantReads(const LoopProgram& p) {
+  HoistReads hoist;
+  return rewriteNestedInnermostInPlace(p, [&](const Stmt& loop, std::vector<Stmt>& out) { hoist.hoistBefore(loop, out); });
+}
 
 }  // namespace react::passes

@@ -31,4 +31,30 @@ LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<Stm
   return walk.mutate(p);
 }
 
+LoopProgram rewriteNestedInnermostInPlace(const LoopProgram& p,
+                                          const std::function<void(const Stmt& loop, std::vector<Stmt>& out)>& rewrite) {
+  struct Walk : Mutator {
+    const std::function<void(const Stmt&, std::vector<Stmt>&)>* rewrite;
+    int loops = 0;  // loops around the statements being visited
+    Stmt visit(const Stmt& s) override {
+      if (s->kind == StmtKind::Nest) loops = 0;
+      if (s->kind != StmtKind::For) return mutateChildren(s);
+      ++loops;
+      Stmt out = mutateChildren(s);
+      --loops;
+      return out;
+    }
+    std::vector<Stmt> visitBody(const std::vector<Stmt>& body) override {
+      std::vector<Stmt> out;
+      for (const Stmt& s : body) {
+        if (s->kind == StmtKind::For && loops > 0 && isInnermost(*s)) (*rewrite)(s, out);
+        else out.push_back(mutate(s));
+      }
+      return out;
+    }
+  } walk;
+  walk.rewrite = &rewrite;
+  return walk.mutate(p);
+}
+
 }  // namespace react::passes

@@ -82,6 +82,10 @@ bool worthVectorizing(const ir::StmtNode& loop, bool vectorMath = true);
 // Every innermost loop nested in another loop, replaced by what `rewrite` makes of it (the loop
 // itself where nothing applies): the vectorization passes' walk.
 LoopProgram rewriteNestedInnermost(const LoopProgram& p, const std::function<ir::Stmt(const ir::Stmt& loop)>& rewrite);
+// The same walk, where a rewrite may also put statements before the loop: `rewrite(loop, out)`
+// appends them to `out`, then the loop (as it is, or rewritten). A nest's own loops count from 0.
+LoopProgram rewriteNestedInnermostInPlace(const LoopProgram& p,
+                                          const std::function<void(const ir::Stmt& loop, std::vector<ir::Stmt>& out)>& rewrite);
 
 // Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
 LoopProgram lowerAccesses(const LoopProgram& p);

@@ -17,27 +17,8 @@ using ir::Expr;
 
 namespace {
 
-struct ReciprocalDivisions : Mutator {
-  int loops = 0;  // loops around the statements being visited
-  int made = 0;   // reciprocals made so far (their names: reciprocal0, reciprocal1, ...)
-
-  Stmt visit(const Stmt& s) override {
-    if (s->kind == StmtKind::Nest) loops = 0;
-    if (s->kind != StmtKind::For) return mutateChildren(s);
-    ++loops;
-    Stmt out = mutateChildren(s);
-    --loops;
-    return out;
-  }
-
-  std::vector<Stmt> visitBody(const std::vector<Stmt>& body) override {
-    std::vector<Stmt> out;
-    for (const Stmt& s : body) {
-      if (s->kind == StmtKind::For && loops > 0 && isInnermost(*s)) multiplyBefore(s, out);
-      else out.push_back(mutate(s));
-    }
-    return out;
-  }
+struct ReciprocalDivisions {
+  int made = 0;  // reciprocals made so far (their names: reciprocal0, reciprocal1, ...)
 
   // Appends the reciprocals of the loop's invariant divisors, then the loop multiplying by them.
   void multiplyBefore(const Stmt& loop, std::vector<Stmt>& out) {
@@ -71,6 +52,9 @@ struct ReciprocalDivisions : Mutator {
 
 }  // namespace
 
-LoopProgram multiplyByReciprocals(const LoopProgram& p) { return ReciprocalDivisions().mutate(p); }
+LoopProgram multiplyByReciprocals(const LoopProgram& p) {
+  ReciprocalDivisions reciprocals;
+  return rewriteNestedInnermostInPlace(p, [&](const Stmt& loop, std::vector<Stmt>& out) { reciprocals.multiplyBefore(loop, out); });
+}
 
 }  // namespace react::passes
