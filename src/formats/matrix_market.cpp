@@ -9,6 +9,7 @@
 #include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
 #include "formats/parallel.hpp"
+#include "formats/sparse_build.hpp"
 #include "formats/text.hpp"
 
 #include <algorithm>
@@ -297,6 +298,26 @@ CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type) {
   MarketData d = readMatrixMarket(path, type);
   if (auto* m = std::get_if<CsrMatrix>(&d)) return std::move(*m);
   throw UserError(path + ":1: expected a 'coordinate' (sparse) matrix, got an 'array' (dense) one");
+}
+
+SparseTensor parseMatrixMarketSparse(const std::string& text, const std::string& name, const Format& format,
+                                     ValueType type) {
+  if (format.rank() != 2)
+    throw UserError(name + ": a Matrix Market file holds a matrix, and format " + format.str() + " is of rank " +
+                    std::to_string(format.rank()));
+  MarketData d = parseMatrixMarket(text, name, type);
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&d)) return detail::convertFormat(csrToSparse(*m), format, name);
+  return detail::denseToSparse(std::get<DenseTensor>(d), format, name);
+}
+
+SparseTensor readMatrixMarketSparse(const std::string& path, const Format& format, ValueType type) {
+  return parseMatrixMarketSparse(detail::readFile(path), path, format, type);
+}
+
+void writeMatrixMarket(const std::string& path, const SparseTensor& t) {
+  if (t.rank() != 2)
+    throw UserError(path + ": Matrix Market holds matrices (rank 2), got a tensor of rank " + std::to_string(t.rank()));
+  writeMatrixMarket(path, sparseToCsr(t));
 }
 
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
