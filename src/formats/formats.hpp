@@ -223,6 +223,23 @@ void writeMatrixMarket(const std::string& path, const SparseTensor& t);
 ValueType valueTypeOf(const MarketData& v);
 void setValueType(MarketData& v, ValueType t);  // the tensor's setValueType
 
+// ---------------------------------------------------------------------------------------------
+// FROSTT .tns files (docs/formats.md): one entry a line, its N 1-based coordinates and a value,
+// separated by blanks; '#' starts a comment line; blank lines are skipped. The rank is the
+// shape's, if given, else the format's, else the first entry's (every line must agree). The
+// dimensions are `shape` when given (coordinates beyond it are errors), else the largest
+// coordinate in each mode. A format without levels, Format(), means coo of the file's rank.
+// Entries are stored as cooToSparse stores them (duplicates summed, explicit zeros kept); values
+// are read as `type` as readMatrixMarket reads them. Errors name file:line and what was expected.
+SparseTensor readFrostt(const std::string& path, const Format& format, ValueType type = ValueType::Float64,
+                        const std::vector<int64_t>& shape = {});
+// Parses text already in memory; `name` is used in error messages in place of a file name.
+SparseTensor parseFrostt(const std::string& text, const std::string& name, const Format& format,
+                         ValueType type = ValueType::Float64, const std::vector<int64_t>& shape = {});
+// Every stored position (sparseToCoo's) as a line, after a comment naming the shape; values as
+// the shortest text that reads back as the same value of the tensor's value type.
+void writeFrostt(const std::string& path, const SparseTensor& t);
+
 // Writes `text` to a temporary beside `path`, then renames it over `path`: a failed write (a full
 // disk, a missing directory) leaves the old file as it was and no temporary behind.
 void writeFileAtomically(const std::string& path, const std::string& text);
