@@ -259,5 +259,17 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed, ValueType type = ValueType::Float64);
 DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name = "",
                         ValueType type = ValueType::Float64);  // uniform [0,1)
+// A sparse tensor of rank >= 2 in coo (sorted, unique coordinates) with power-law slices and
+// fibres, as real tensors (FROSTT's) have. Every mode d has Pareto weights w_d[i] with
+// P(w) ~ w^-exponent (w >= 1). Slice i of mode 0 gets about s * w_0[i] entries (rounded at random,
+// capped at the slice's size), s chosen so that the expected total is `entries` (at most every
+// element). A slice's entries are distinct tuples of the other modes, each drawn with probability
+// proportional to the product of their weights (a few popular indices in every mode); a drawn
+// tuple already in the slice is drawn again, for up to 16 rounds, after which the tuples still
+// missing are drawn uniformly; a slice of more than a third of its size draws all its tuples
+// uniformly (selection sampling). Values are uniform in [0, 1) (float32: as randomDense). The
+// product of the dimensions after the first must be below 2^63.
+SparseTensor powerLawTensor(const std::vector<int64_t>& shape, int64_t entries, uint64_t seed,
+                            double exponent = 2.0, ValueType type = ValueType::Float64);
 
 }  // namespace react
