@@ -134,7 +134,7 @@ DenseTensor sparseToDense(const SparseTensor& t) {
   // Only a non-unique last level can store one coordinate twice; its entries add up.
   const bool sum = !t.format.level(t.rank() - 1).unique;
   std::vector<int> levelOf(static_cast<size_t>(t.rank()));
-  for (int dim = 0; dim < t.rank(); ++dim) levelOf[dim] = t.format.levelOf(dim);
+  for (int l = 0; l < t.rank(); ++l) levelOf[t.format.dimension(l)] = l;
   detail::forEachStored(t, [&](const int64_t* coords, double v) {
     int64_t offset = 0;
     for (int dim = 0; dim < t.rank(); ++dim) offset = offset * t.shape[dim] + coords[levelOf[dim]];
