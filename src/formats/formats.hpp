@@ -189,7 +189,7 @@ CooTensor sparseToCoo(const SparseTensor& t);
 // The same stored entries in another format (sparseToCoo, then cooToSparse).
 SparseTensor convertFormat(const SparseTensor& t, const Format& format);
 
-SparseTensor csrToSparse(const CsrMatrix& csr);  // format csr, CsrMatrix's arrays exactly
+SparseTensor csrToSparse(CsrMatrix csr);         // format csr, CsrMatrix's arrays exactly
 CsrMatrix sparseToCsr(const SparseTensor& t);    // any format of rank 2; csr's arrays exactly
 // The values at their coordinates (rank 0 tensors are not sparse tensors); entries a format with
 // a non-unique last level repeats are summed.

@@ -12,6 +12,7 @@
 #include <exception>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,7 @@ constexpr uint64_t kMaxCoordinate = std::numeric_limits<int32_t>::max();  // 1-b
 struct Layout {
   int rank = 0;
   std::string why;                // "as the first entry, line 2, has", "format csf is of rank 3", ...
-  std::vector<uint64_t> largest;  // the largest coordinate allowed in each mode (1-based)
+  std::vector<uint64_t> limit;    // the largest coordinate allowed in each mode (1-based)
   ValueType type = ValueType::Float64;
 };
 
@@ -73,8 +74,8 @@ std::string fieldsExpected(const Layout& layout) {
 std::string coordinateExpected(const Layout& layout, int d, bool number) {
   const std::string which = "coordinate " + std::to_string(d + 1) + " of " + std::to_string(layout.rank);
   if (!number) return which + " (a positive integer)";
-  if (layout.largest[d] == 0) return which + " (none: mode " + std::to_string(d + 1) + " of the given shape is empty)";
-  return which + " in 1.." + std::to_string(layout.largest[d]);
+  if (layout.limit[d] == 0) return which + " (none: mode " + std::to_string(d + 1) + " of the given shape is empty)";
+  return which + " in 1.." + std::to_string(layout.limit[d]);
 }
 
 // The first line that is neither blank nor a comment, or e.
@@ -122,7 +123,7 @@ void parseChunk(const Layout& layout, const char* srcEnd, Chunk& c) {
         while (q < e && static_cast<unsigned>(*q - '0') < 10) ++q;
         return error(line, tok, coordinateExpected(layout, d, q > tok && detail::atFieldEnd(q, e)));
       }
-      if (x < 1 || x > layout.largest[d]) return error(line, tok, coordinateExpected(layout, d, true));
+      if (x < 1 || x > layout.limit[d]) return error(line, tok, coordinateExpected(layout, d, true));
       c.largest[d] = std::max(c.largest[d], x);
       c.crd[d].push_back(static_cast<int32_t>(x - 1));
       p = skipBlanks(p, e);
@@ -151,7 +152,7 @@ Layout layoutOf(const Source& src, const Format& format, ValueType type, const s
                         " is " + std::to_string(shape[d]) + ", expected 0.." + std::to_string(kMaxCoordinate));
     layout.rank = static_cast<int>(shape.size());
     layout.why = "the given shape is " + shapeText(shape);
-    layout.largest.assign(shape.begin(), shape.end());
+    layout.limit.assign(shape.begin(), shape.end());
     return layout;
   }
   if (format.rank() != 0) {
@@ -166,7 +167,7 @@ Layout layoutOf(const Source& src, const Format& format, ValueType type, const s
     layout.rank = static_cast<int>(fields - 1);
     layout.why = "as the first entry, line " + std::to_string(detail::lineOf(src, first)) + ", has";
   }
-  layout.largest.assign(static_cast<size_t>(layout.rank), kMaxCoordinate);
+  layout.limit.assign(static_cast<size_t>(layout.rank), kMaxCoordinate);
   return layout;
 }
 

@@ -306,7 +306,10 @@ SparseTensor parseMatrixMarketSparse(const std::string& text, const std::string&
     throw UserError(name + ": a Matrix Market file holds a matrix, and format " + format.str() + " is of rank " +
                     std::to_string(format.rank()));
   MarketData d = parseMatrixMarket(text, name, type);
-  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&d)) return detail::convertFormat(csrToSparse(*m), format, name);
+  if (CsrMatrix* m = std::get_if<CsrMatrix>(&d)) {
+    SparseTensor csr = csrToSparse(std::move(*m));
+    return format == csr.format ? csr : detail::convertFormat(csr, format, name);
+  }
   return detail::denseToSparse(std::get<DenseTensor>(d), format, name);
 }
 

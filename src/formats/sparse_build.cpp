@@ -177,6 +177,7 @@ SparseTensor buildSparse(const Format& format, std::vector<int64_t> shape, std::
     }
     next.back() = n;
     node = std::move(next);
+    std::vector<int32_t>().swap(c[l]);  // level l's coordinates are stored
   }
 
   for (int64_t q = 0; q < count[L - 1]; ++q) {

@@ -102,28 +102,37 @@ SparseTensor convertFormat(const SparseTensor& t, const Format& format) {
   return detail::convertFormat(t, format, "convertFormat");
 }
 
-SparseTensor csrToSparse(const CsrMatrix& csr) {
+SparseTensor csrToSparse(CsrMatrix csr) {
   SparseTensor t;
   t.format = Format::csr();
   t.shape = {csr.rows, csr.cols};
   t.levels.resize(2);
-  t.levels[1].pos = csr.rowptr;
-  t.levels[1].crd = csr.col;
-  t.val = csr.val;
+  t.levels[1].pos = std::move(csr.rowptr);
+  t.levels[1].crd = std::move(csr.col);
+  t.val = std::move(csr.val);
   t.valueType = csr.valueType;
   return t;
 }
 
 CsrMatrix sparseToCsr(const SparseTensor& t) {
   requireRank("sparseToCsr", t.rank(), 2, "a tensor");
-  const SparseTensor s = convertFormat(t, Format::csr());
   CsrMatrix m;
+  m.valueType = t.valueType;
+  if (t.format == Format::csr()) {
+    t.validate();
+    m.rows = t.shape[0];
+    m.cols = t.shape[1];
+    m.rowptr = t.levels[1].pos;
+    m.col = t.levels[1].crd;
+    m.val = t.val;
+    return m;
+  }
+  SparseTensor s = convertFormat(t, Format::csr());  // validates t
   m.rows = s.shape[0];
   m.cols = s.shape[1];
-  m.rowptr = s.levels[1].pos;
-  m.col = s.levels[1].crd;
-  m.val = s.val;
-  m.valueType = s.valueType;
+  m.rowptr = std::move(s.levels[1].pos);
+  m.col = std::move(s.levels[1].crd);
+  m.val = std::move(s.val);
   return m;
 }
 
