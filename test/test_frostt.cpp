@@ -151,7 +151,8 @@ TEST_CASE("frostt malformed: values that are not numbers, beyond double or float
 TEST_CASE("frostt malformed: a shape or format that disagrees, entries the format cannot store") {
   CHECK(errorOf("1 1 1 1\n", Format::csr(), {2, 3, 4}) ==
         "t.tns: format csr is of rank 2, the given shape 2 x 3 x 4 of rank 3");
-  CHECK(errorOf("1 1 1\n", Format(), {-1, 2}) == "t.tns: mode 1 of the given shape -1 x 2 is -1, expected 0..2147483647");
+  CHECK(errorOf("1 1 1\n", Format(), {-1, 2}) ==
+        "t.tns: mode 1 of the given shape -1 x 2 is -1, expected 0..2147483647");
   CHECK(errorOf("1 1 1\n1 2 1\n", react::parseFormat("sq", 2)) ==
         "t.tns: format sq cannot store these entries: its level 1 (singleton) needs exactly one entry under each "
         "position of the level above, and (0, *) has 2");

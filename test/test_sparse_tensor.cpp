@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -223,7 +224,8 @@ TEST_CASE("sparse tensors: conversions to and from dense and CSR check ranks") {
         "denseToSparse: expected a tensor of rank 3, got rank 2");
   CHECK(errorOf([] { react::denseToSparse(DenseTensor(), Format()); }) ==
         "denseToSparse: a scalar is not a sparse tensor (rank 1 or more)");
-  CHECK(errorOf([] { react::convertFormat(react::denseToSparse(DenseTensor({2, 2}), Format::csr()), Format::csf(3)); }) ==
+  const SparseTensor matrix = react::denseToSparse(DenseTensor({2, 2}), Format::csr());
+  CHECK(errorOf([&] { react::convertFormat(matrix, Format::csf(3)); }) ==
         "convertFormat: expected a format of rank 2, got rank 3");
   // A dense format keeps the zeros; others store the nonzeros (NaN is one).
   DenseTensor d({2, 2});
@@ -312,6 +314,9 @@ TEST_CASE("sparse tensors: Matrix Market into any matrix format, and written bac
   const std::string general =
       "%%MatrixMarket matrix coordinate real general\n3 4 5\n3 4 4\n1 2 1\n3 1 3\n1 4 2\n1 2 0\n";
   const DenseTensor d = example();
+  const std::filesystem::path scratch = std::filesystem::path(REACT_BINARY_DIR) / "test-scratch";
+  std::filesystem::create_directories(scratch);
+  const std::string path = (scratch / "sparse-tensor.mtx").string();
   for (const char* f : {"csr", "csc", "dcsr", "coo", "dense", "sd", "ds:1,0", "ss:1,0", "uq:1,0"}) {
     CAPTURE(f);
     const Format format = react::parseFormat(f, 2);
@@ -319,11 +324,10 @@ TEST_CASE("sparse tensors: Matrix Market into any matrix format, and written bac
     CHECK(t.format == format);
     CHECK_NOTHROW(t.validate());
     CHECK(sameValues(react::sparseToDense(t), d));
-    const std::string path = std::string(REACT_BINARY_DIR) + "/test-scratch-sparse-" + std::to_string(std::hash<std::string>{}(f)) + ".mtx";
     react::writeMatrixMarket(path, t);
     CHECK(react::readMatrixMarketSparse(path, format) == t);
-    std::remove(path.c_str());
   }
+  std::remove(path.c_str());
   // Symmetric files are expanded; an array file stores its nonzeros (all of them in a dense format).
   const SparseTensor sym = react::parseMatrixMarketSparse(
       "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 5\n3 3 1\n", "s.mtx", Format::csc());
@@ -342,6 +346,7 @@ TEST_CASE("sparse tensors: Matrix Market into any matrix format, and written bac
   CHECK(errorOf([&] { react::parseMatrixMarketSparse(general, "g.mtx", react::parseFormat("dq", 2)); }) ==
         "g.mtx: format dq cannot store these entries: its level 1 (singleton) needs exactly one entry under each "
         "position of the level above, and (0, *) has 2");
-  CHECK(errorOf([] { react::writeMatrixMarket("x.mtx", react::denseToSparse(DenseTensor({1, 1, 1}), Format::csf(3))); }) ==
+  const SparseTensor cube = react::denseToSparse(DenseTensor({1, 1, 1}), Format::csf(3));
+  CHECK(errorOf([&] { react::writeMatrixMarket("x.mtx", cube); }) ==
         "x.mtx: Matrix Market holds matrices (rank 2), got a tensor of rank 3");
 }

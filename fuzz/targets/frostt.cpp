@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const react::Format csf(react::Format::csf(coo.rank()).levels(), reversed);
     const react::SparseTensor t = react::convertFormat(coo, csf);
     t.validate();
-    if (t.nnz() != coo.nnz()) finding("csf holds " + std::to_string(t.nnz()) + " values, coo " + std::to_string(coo.nnz()));
+    if (t.nnz() != coo.nnz())
+      finding("csf holds " + std::to_string(t.nnz()) + " values, coo " + std::to_string(coo.nnz()));
     // Every element's value, where there are few elements (the largest coordinate sets the size).
     int64_t elements = 1;
     for (int64_t n : coo.shape)

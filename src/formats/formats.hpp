@@ -175,7 +175,9 @@ struct CooTensor {
   int64_t entries() const { return static_cast<int64_t>(val.size()); }
 };
 
-// The functions that read a SparseTensor validate it first (an invalid one is react::UserError).
+// The functions below that read a SparseTensor validate it first (an invalid one is
+// react::UserError), so that no array is read out of bounds.
+
 // Stores the entries in `format` (of coo's rank): sorted in the format's storage order, duplicates
 // summed in input order, explicit zeros kept, then the values rounded to coo.valueType. Positions
 // of dense levels no entry reaches hold 0. An entry outside the shape, a dimension beyond 2^31, or

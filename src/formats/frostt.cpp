@@ -89,15 +89,22 @@ const char* firstEntry(const char* p, const char* e) {
 }
 
 // Parses the entries of [c.begin, c.end) until the first error.
-void parseChunk(const Layout& layout, const char* srcEnd, Chunk& c) {
+void parseChunk(const Layout& layout, const Source& src, Chunk& c) {
   const int R = layout.rank;
   const char* p = c.begin;
   const char* const e = c.end;
+  const char* const srcEnd = src.end;
   c.crd.resize(static_cast<size_t>(R));
   c.largest.assign(static_cast<size_t>(R), 0);
-  const int64_t lines = std::count(c.begin, c.end, '\n') + 1;  // at least the entries
-  for (auto& crd : c.crd) crd.reserve(static_cast<size_t>(lines));
-  c.val.reserve(static_cast<size_t>(lines));
+  // Room for every entry the chunk can hold, so that nothing grows while parsing: one a line, and
+  // an entry takes two bytes a field at least (memory in proportion to the text, whatever the rank).
+  const int64_t bytes = e - c.begin;
+  const int64_t most = std::min<int64_t>(std::count(c.begin, e, '\n') + 1, bytes / (2 * (int64_t{R} + 1)) + 1);
+  allocateOrThrow(src.name + ": " + std::to_string(most) + " entries of rank " + std::to_string(R),
+                  most * (R * int64_t{sizeof(int32_t)} + int64_t{sizeof(double)}), [&] {
+                    for (auto& crd : c.crd) crd.reserve(static_cast<size_t>(most));
+                    c.val.reserve(static_cast<size_t>(most));
+                  });
   // A broken line with the wrong number of fields is reported as that; otherwise as its field.
   auto error = [&](const char* line, const char* at, std::string expected) {
     const int64_t fields = fieldsOf(line, e);
@@ -186,7 +193,7 @@ SparseTensor parseFrostt(const std::string& text, const std::string& name, const
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
   for (int64_t t = 0; t < T; ++t) {
     try {
-      parseChunk(layout, src.end, chunks[t]);
+      parseChunk(layout, src, chunks[t]);
     } catch (...) {
       chunks[t].exception = std::current_exception();
     }

@@ -43,16 +43,15 @@ void sortAndSum(std::vector<std::vector<int32_t>>& c, std::vector<double>& val, 
   if (sorted && unique) return;
   if (!sorted) {
     const std::string what = name + ": sorting " + std::to_string(n) + " entries";
-    std::vector<int64_t> perm = allocateOrThrow(what, n * static_cast<int64_t>(sizeof(int64_t)),
-                                                [&] { return std::vector<int64_t>(static_cast<size_t>(n)); });
+    std::vector<int64_t> perm = allocateArray<int64_t>(n, what);
     std::iota(perm.begin(), perm.end(), int64_t{0});
     std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
-    std::vector<int32_t> crd(static_cast<size_t>(n));
+    std::vector<int32_t> crd = allocateArray<int32_t>(n, what);
     for (int l = 0; l < L; ++l) {
       for (int64_t k = 0; k < n; ++k) crd[k] = c[l][perm[k]];
       c[l].swap(crd);
     }
-    std::vector<double> v(static_cast<size_t>(n));
+    std::vector<double> v = allocateArray<double>(n, what);
     for (int64_t k = 0; k < n; ++k) v[k] = val[perm[k]];
     val.swap(v);
   }
@@ -71,9 +70,7 @@ void sortAndSum(std::vector<std::vector<int32_t>>& c, std::vector<double>& val, 
 
 // node[p] .. node[p+1]-1 are the entries under position p; `count` positions, then node[count] = n.
 std::vector<int64_t> nodeStarts(int64_t count, const std::string& what) {
-  const int64_t n = checkedElementCount({count}, sizeof(int64_t), what) + 1;
-  return allocateOrThrow(what, n * static_cast<int64_t>(sizeof(int64_t)),
-                         [&] { return std::vector<int64_t>(static_cast<size_t>(n)); });
+  return allocateArray<int64_t>(count + 1, what);
 }
 
 // The positions of every level, counted before anything is allocated, so that a dense level of
@@ -129,9 +126,7 @@ SparseTensor buildSparse(const Format& format, std::vector<int64_t> shape, std::
   t.shape = std::move(shape);
   t.levels.resize(static_cast<size_t>(L));
   // The values first: the largest array of a format with dense levels.
-  const std::string values = name + ": " + extentsText({count[L - 1]}, "values");
-  t.val = allocateOrThrow(values, count[L - 1] * static_cast<int64_t>(sizeof(double)),
-                          [&] { return std::vector<double>(static_cast<size_t>(count[L - 1]), 0.0); });
+  t.val = allocateArray<double>(count[L - 1], name + ": " + extentsText({count[L - 1]}, "values"));
   std::vector<int64_t> node{0, n};  // the root holds every entry
   for (int l = 0; l < L; ++l) {
     const Level& level = format.level(l);
@@ -154,7 +149,7 @@ SparseTensor buildSparse(const Format& format, std::vector<int64_t> shape, std::
     } else if (level.kind == LevelKind::Compressed) {
       // A unique level has one position per coordinate under a parent, a non-unique one one per entry.
       a.pos = nodeStarts(parents, what);
-      a.crd.resize(static_cast<size_t>(count[l]));
+      a.crd = allocateArray<int32_t>(count[l], what);
       next = nodeStarts(count[l], what);
       int64_t q = 0;
       for (int64_t p = 0; p < parents; ++p) {
@@ -164,7 +159,7 @@ SparseTensor buildSparse(const Format& format, std::vector<int64_t> shape, std::
       }
       REACT_ASSERT(q == count[l], "buildSparse: the positions of a compressed level were miscounted");
     } else {
-      a.crd.resize(static_cast<size_t>(parents));
+      a.crd = allocateArray<int32_t>(parents, what);
       for (int64_t p = 0; p < parents; ++p) {
         const int64_t under = node[p + 1] - node[p];
         if (under != 1)

@@ -10,6 +10,15 @@
 
 namespace react::detail {
 
+// n value-initialized elements, through checkedElementCount and allocateOrThrow: `what` names the
+// array in the error when it does not fit.
+template <typename T>
+std::vector<T> allocateArray(int64_t n, const std::string& what) {
+  checkedElementCount({n}, sizeof(T), what);
+  return allocateOrThrow(what, n * static_cast<int64_t>(sizeof(T)),
+                         [&] { return std::vector<T>(static_cast<size_t>(n)); });
+}
+
 // Stores entries in `format`, as cooToSparse documents: crd[d] holds the 0-based coordinates of
 // logical dimension d, one per value. Preconditions (checked by the callers): format.rank() ==
 // shape.size() == crd.size() >= 1, every list as long as val, every coordinate within its

@@ -110,8 +110,9 @@ void SparseTensor::validate() const {
     const LevelArrays& a = levels[l];
     const int64_t n = shape[format.dimension(l)];
     const std::string name = "level " + std::to_string(l) + " (" + level.str() + ")";
-    const std::string above = l == 0 ? std::string("the root's 1 position")
-                                     : "level " + std::to_string(l - 1) + "'s " + std::to_string(parents) + " positions";
+    const std::string above =
+        l == 0 ? std::string("the root's 1 position")
+               : "level " + std::to_string(l - 1) + "'s " + std::to_string(parents) + " positions";
     if (!level.storesPositions() && !a.pos.empty()) fail(name + " keeps a pos array; only a compressed level does");
     if (!level.storesCoordinates() && !a.crd.empty()) fail(name + " keeps a crd array; a dense level keeps none");
     int64_t count = parents;
@@ -164,7 +165,8 @@ void SparseTensor::validate() const {
   }
   for (size_t k = 0; k < val.size(); ++k)
     if (roundTo(valueType, val[k]) != val[k] && !std::isnan(val[k]))
-      fail("value " + std::to_string(k) + " (" + std::to_string(val[k]) + ") is not a " + toString(valueType) + " value");
+      fail("value " + std::to_string(k) + " (" + std::to_string(val[k]) + ") is not a " + toString(valueType) +
+           " value");
 }
 
 void SparseTensor::setValueType(ValueType t) {

@@ -5,6 +5,7 @@
 #include "formats/generate.hpp"
 #include "formats/parallel.hpp"
 #include "formats/random.hpp"
+#include "formats/sparse_build.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,12 +23,6 @@ uint64_t stream(int d, int64_t i, Phase p) {
 }
 
 constexpr int kWeightedRounds = 16;
-
-template <typename T>
-std::vector<T> allocate(int64_t n, const std::string& what) {
-  checkedElementCount({n}, sizeof(T), what);
-  return allocateOrThrow(what, n * static_cast<int64_t>(sizeof(T)), [&] { return std::vector<T>(static_cast<size_t>(n)); });
-}
 
 // The tuples of the modes after the first, as mixed-radix keys (the last mode varies fastest, so
 // that sorted keys are sorted tuples), and how to draw them.
@@ -91,7 +86,8 @@ SparseTensor powerLawTensor(const std::vector<int64_t>& shape, int64_t entries, 
 
   // Weights of every mode; the running sums of those after the first.
   auto weights = [&](int d) {
-    std::vector<double> w = allocate<double>(shape[d], gen + ": the weights of mode " + std::to_string(d));
+    const std::string what = gen + ": the weights of mode " + std::to_string(d);
+    std::vector<double> w = detail::allocateArray<double>(shape[d], what);
     for (int64_t i = 0; i < shape[d]; ++i) {
       Rng rng(seed, stream(d, i, kWeight));
       w[i] = detail::paretoWeight(rng, exponent);
@@ -104,7 +100,7 @@ SparseTensor powerLawTensor(const std::vector<int64_t>& shape, int64_t entries, 
     tuples.cumul.push_back(std::move(w));
   }
   // Slice lengths: mode 0's weights scaled so that the expected total is `entries`.
-  std::vector<int64_t> offset = allocate<int64_t>(slices + 1, gen + ": the slice positions");
+  std::vector<int64_t> offset = detail::allocateArray<int64_t>(slices + 1, gen + ": the slice positions");
   {
     const std::vector<double> w = weights(0);
     const double cap = static_cast<double>(tuples.count);
@@ -125,8 +121,8 @@ SparseTensor powerLawTensor(const std::vector<int64_t>& shape, int64_t entries, 
   t.levels.resize(static_cast<size_t>(R));
   t.levels[0].pos = {0, n};
   const std::string what = gen + ": " + std::to_string(n) + " entries";
-  for (int d = 0; d < R; ++d) t.levels[d].crd = allocate<int32_t>(n, what);
-  t.val = allocate<double>(n, what);
+  for (int d = 0; d < R; ++d) t.levels[d].crd = detail::allocateArray<int32_t>(n, what);
+  t.val = detail::allocateArray<double>(n, what);
   detail::RegionExceptions exceptions;
 #pragma omp parallel if (n > 100000)
   {
