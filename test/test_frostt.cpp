@@ -160,6 +160,15 @@ TEST_CASE("frostt malformed: a shape or format that disagrees, entries the forma
         "t.tns: level 1 (dense) of 2000000000 x 2000000000 positions needs more than 2^63 bytes");
 }
 
+TEST_CASE("frostt: a line of thousands of coordinates among many blank lines takes memory in proportion to the text") {
+  std::string line;
+  for (int d = 0; d < 3000; ++d) line += "1 ";
+  const SparseTensor t = tns(line + "2.5\n" + std::string(200000, '\n') + line + "1\n");
+  CHECK(t.rank() == 3000);
+  CHECK(t.nnz() == 1);  // the two entries are one, summed
+  CHECK(t.val == std::vector<double>{3.5});
+}
+
 TEST_CASE("frostt: errors in large inputs are reported at the same line whatever the thread count") {
   // About 2 MB: parsed in several chunks where there are several threads.
   const int n = 150000;

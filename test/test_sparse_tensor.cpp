@@ -127,6 +127,13 @@ TEST_CASE("sparse tensors: csr is CsrMatrix's arrays exactly, both ways") {
     CHECK(sameValues(react::csrToDense(withZeros), react::csrToDense(m)));
   }
   CHECK(react::cooToSparse(react::sparseToCoo(t), Format::csr()) == t);
+  // A real matrix read into csr is readMatrixMarketCsr's; into csc, the same matrix.
+  const std::string cora = REACT_SOURCE_DIR "/../shared/data/matrices/cora.mtx";
+  const CsrMatrix c = react::readMatrixMarketCsr(cora);
+  CHECK(react::readMatrixMarketSparse(cora, Format::csr()) == react::csrToSparse(c));
+  const SparseTensor csc = react::readMatrixMarketSparse(cora, Format::csc());
+  CHECK(csc.levels[1].pos.size() == static_cast<size_t>(c.cols + 1));
+  CHECK(react::sparseToCsr(csc) == c);
 }
 
 TEST_CASE("sparse tensors: every format and ordering of rank 2 and 3 round-trips against a dense reference") {

@@ -181,8 +181,14 @@ SparseTensor buildSparse(const Format& format, std::vector<int64_t> shape, std::
   }
   t.setValueType(type);
 
-  // Below a non-unique level, a unique one cannot tell apart entries that differ only further down.
-  const OrderViolation v = firstOrderViolation(t);
+  // Below a non-unique level, a unique one cannot tell apart entries that differ only further down
+  // (elsewhere the levels are in order as built).
+  bool belowNonunique = false, check = false;
+  for (const Level& level : format.levels()) {
+    check = check || (belowNonunique && level.unique);
+    belowNonunique = belowNonunique || !level.unique;
+  }
+  const OrderViolation v = check ? firstOrderViolation(t) : OrderViolation{};
   if (v.level >= 0)
     throw UserError(name + ": format " + format.str() + " cannot store these entries: its level " +
                     std::to_string(v.level) + " (" + format.level(v.level).str() + ") is unique, and " +
