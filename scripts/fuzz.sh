@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs each for SECONDS
 # (default 60) at low priority, starting from its committed corpus fuzz/corpus/TARGET; new inputs
 # go to build-fuzz/corpus/TARGET, findings to build-fuzz/findings/, logs to build-fuzz/TARGET.log.
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]   # targets: matrix_market index_notation operator_form
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]   # targets: matrix_market frostt index_notation operator_form
 #   bash scripts/fuzz.sh --merge [TARGET...]     # add the new inputs that add coverage to fuzz/corpus
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ merge=0
 seconds=60
 if [ "${1:-}" = "--merge" ]; then merge=1; shift; elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(matrix_market index_notation operator_form)
+[ ${#targets[@]} -gt 0 ] || targets=(matrix_market frostt index_notation operator_form)
 
 bash scripts/install-deps.sh --fuzz
 if [ ! -f build-fuzz/CMakeCache.txt ]; then

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace react;
 using namespace react::bench;
@@ -241,4 +242,47 @@ TEST_CASE("suitesparse_fetch.sh: verifies and unpacks, skips what is there, fail
   CHECK(contains(bad.output, "2 of 2 matrices missing"));
   CHECK_FALSE(fs::exists(dir + "/out/Bad"));
   CHECK(test::runCommand(script + " notaspec 2>&1").status == 1);
+}
+
+TEST_CASE("frostt_fetch.sh: verifies and unpacks, skips what is there, fails cleanly offline") {
+  namespace fs = std::filesystem;
+  std::string dir = std::string(REACT_BINARY_DIR) + "/frostt-fetch-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/server/nell");
+  fs::create_directories(dir + "/server/bad");
+  std::ofstream(dir + "/server/nell/nell-2.tns") << "# a comment\n1 2 3 1.5\n2 2 2 -1\n";
+  std::ofstream(dir + "/server/bad/garbage.tns") << "not a tensor\n";
+  std::ofstream(dir + "/server/bad/truncated.tns.gz") << "\x1f\x8b truncated";
+  REQUIRE(test::runCommand("gzip " + dir + "/server/nell/nell-2.tns " + dir + "/server/bad/garbage.tns").status == 0);
+  std::string script = "bash " + std::string(REACT_SOURCE_DIR) + "/data/frostt_fetch.sh";
+  std::string env = "FROSTT_DIR=" + dir + "/out ";
+
+  auto start = std::chrono::steady_clock::now();
+  test::CommandResult offline = test::runCommand(env + "FROSTT_URL=http://127.0.0.1:9/ " + script + " 2>&1");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(offline.output);
+  CHECK(offline.status == 1);
+  CHECK(seconds < 30);
+  CHECK(contains(offline.output, "cannot fetch vast-2015-mc1-3d: no server answered (no network?)"));
+  CHECK(contains(offline.output, "no network: not trying the other 1"));
+  CHECK(contains(offline.output, "2 of 2 tensors missing"));
+  CHECK((!fs::exists(dir + "/out") || fs::is_empty(dir + "/out")));
+
+  std::string local = env + "FROSTT_URL=file://" + dir + "/server " + script;
+  test::CommandResult fetched = test::runCommand(local + " nell-2 2>&1");
+  INFO(fetched.output);
+  CHECK(fetched.status == 0);
+  CHECK(react::readFrostt(dir + "/out/nell-2.tns", react::Format::csf(3)).nnz() == 2);
+  CHECK(contains(test::runCommand(local + " nell-2 2>&1").output, "nell-2: already in"));
+
+  test::CommandResult bad = test::runCommand(local + " bad/garbage bad/truncated bad/missing 2>&1");
+  INFO(bad.output);
+  CHECK(bad.status == 1);
+  CHECK(contains(bad.output, "garbage.tns does not start with an entry (1-based coordinates and a value)"));
+  CHECK(contains(bad.output, "truncated.tns.gz: not a complete gzip file"));
+  CHECK(contains(bad.output, "3 of 3 tensors missing"));
+  CHECK_FALSE(fs::exists(dir + "/out/garbage.tns"));
+  CHECK_FALSE(fs::exists(dir + "/out/truncated.tns"));
+  CHECK(std::distance(fs::directory_iterator(dir + "/out"), fs::directory_iterator()) == 1);  // no temporaries
+  CHECK(test::runCommand(script + " 'not a name' 2>&1").status == 1);
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numeric>
+#include <vector>
 
 using react::CsrMatrix;
 
@@ -126,4 +127,86 @@ TEST_CASE("randomDense: deterministic, uniform in 0..1, any rank") {
   CHECK(mean == doctest::Approx(0.5).epsilon(0.01));
   CHECK(react::randomDense({}, 1).size() == 1);
   CHECK(react::randomDense({2, 3, 4}, 1).size() == 24);
+}
+
+namespace {
+
+uint64_t fingerprint(const react::SparseTensor& t) {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](uint64_t x) { h = (h ^ x) * 1099511628211ULL; };
+  for (const react::LevelArrays& a : t.levels) {
+    for (int64_t p : a.pos) mix(static_cast<uint64_t>(p));
+    for (int32_t c : a.crd) mix(static_cast<uint64_t>(c));
+  }
+  for (double v : t.val) mix(static_cast<uint64_t>(v * 9007199254740992.0));
+  return h;
+}
+
+// How many entries each index of mode d has.
+std::vector<int64_t> perIndex(const react::SparseTensor& t, int d) {
+  std::vector<int64_t> n(static_cast<size_t>(t.shape[d]), 0);
+  for (int32_t c : t.levels[d].crd) ++n[c];
+  return n;
+}
+
+double meanOf(const std::vector<int64_t>& v) {
+  return static_cast<double>(std::accumulate(v.begin(), v.end(), int64_t{0})) / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+TEST_CASE("powerLawTensor: deterministic coo, sorted and unique, skewed in every mode around the requested entries") {
+  using react::Format;
+  const react::SparseTensor a = react::powerLawTensor({2000, 1500, 1000}, 200000, 5);
+  CHECK(a == react::powerLawTensor({2000, 1500, 1000}, 200000, 5));
+  CHECK_FALSE(a == react::powerLawTensor({2000, 1500, 1000}, 200000, 6));
+  CHECK(fingerprint(react::powerLawTensor({40, 30, 20}, 500, 1)) == 0xafdb8908a30ea494ULL);
+  CHECK(fingerprint(a) == 0x84ed1eba09c8cdc0ULL);  // generated in parallel
+  CHECK(a.format == Format::coo(3));
+  CHECK(a.shape == std::vector<int64_t>{2000, 1500, 1000});
+  CHECK_NOTHROW(a.validate());  // coo: coordinates sorted, no tuple twice
+  CHECK(static_cast<double>(a.nnz()) == doctest::Approx(200000).epsilon(0.03));
+  CHECK(valuesInUnitInterval(a.val));
+  for (int d = 0; d < 3; ++d) {  // a few hub slices in every mode
+    const std::vector<int64_t> n = perIndex(a, d);
+    CHECK(static_cast<double>(*std::max_element(n.begin(), n.end())) > 20 * meanOf(n));
+  }
+  // A steeper law is less skewed.
+  const react::SparseTensor milder = react::powerLawTensor({2000, 1500, 1000}, 200000, 5, 3.0);
+  const std::vector<int64_t> skewed = perIndex(a, 0), mild = perIndex(milder, 0);
+  CHECK(*std::max_element(mild.begin(), mild.end()) < *std::max_element(skewed.begin(), skewed.end()));
+  CHECK(static_cast<double>(milder.nnz()) == doctest::Approx(200000).epsilon(0.03));
+  // float32: the same draws in float32's precision.
+  const react::SparseTensor f32 = react::powerLawTensor({200, 100, 50}, 5000, 5, 2.0, react::ValueType::Float32);
+  CHECK_NOTHROW(f32.validate());
+  CHECK((f32.valueType == react::ValueType::Float32));
+}
+
+TEST_CASE("powerLawTensor: any rank, dense slices, millions of entries, bad arguments") {
+  using react::Format;
+  CHECK_NOTHROW(react::powerLawTensor({300, 200}, 3000, 1).validate());
+  CHECK(react::powerLawTensor({300, 200}, 3000, 1).format == Format::coo(2));
+  CHECK_NOTHROW(react::powerLawTensor({20, 10, 8, 6}, 2000, 1).validate());
+  // Slices that want more than a third of their tuples take them uniformly; at most all of them.
+  const react::SparseTensor full = react::powerLawTensor({5, 4, 3}, 1000, 2);
+  CHECK(full.nnz() == 60);
+  CHECK_NOTHROW(full.validate());
+  CHECK_NOTHROW(react::powerLawTensor({30, 6, 5}, 500, 2).validate());
+  CHECK(react::powerLawTensor({0, 4, 3}, 10, 1).nnz() == 0);
+  CHECK(react::powerLawTensor({4, 0, 3}, 10, 1).nnz() == 0);
+  const react::SparseTensor big = react::powerLawTensor({100000, 50000, 20000}, 2000000, 3);
+  CHECK(static_cast<double>(big.nnz()) == doctest::Approx(2000000).epsilon(0.02));
+  CHECK_NOTHROW(big.validate());
+  CHECK_THROWS_WITH_AS(react::powerLawTensor({10}, 5, 1), "powerLawTensor: expected a shape of rank 2 or more, got rank 1",
+                       react::UserError);
+  CHECK_THROWS_WITH_AS(react::powerLawTensor({10, 10}, -1, 1), "powerLawTensor: expected entries >= 0, got -1",
+                       react::UserError);
+  CHECK_THROWS_WITH_AS(react::powerLawTensor({10, 10}, 5, 1, 1.0),
+                       "powerLawTensor: exponent must be finite and > 1, got 1.000000", react::UserError);
+  CHECK_THROWS_WITH_AS(react::powerLawTensor({10, int64_t{1} << 32}, 5, 1),
+                       "powerLawTensor: dimension 1 has size 4294967296, expected 0..2147483648", react::UserError);
+  CHECK_THROWS_WITH_AS(react::powerLawTensor({2, 1 << 30, 1 << 30, 1 << 30}, 5, 1),
+                       "powerLawTensor: the 1073741824 x 1073741824 x 1073741824 tuples of a slice needs more than 2^63 "
+                       "bytes",
+                       react::UserError);
 }

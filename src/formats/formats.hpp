@@ -1,9 +1,9 @@
 // react/formats: the tensor storage every other stage reads and writes.
 //
 // Value types (float32, float64), dense tensors (row-major, any rank), CSR matrices (64-bit row positions, 32- or 64-bit
-// column coordinates, sorted unique columns per row), COO as the interchange form, Matrix Market
-// I/O and seeded synthetic generators; level formats, which describe a tensor's storage
-// structure (levels.hpp). Nothing here knows about expressions or kernels.
+// column coordinates, sorted unique columns per row), sparse tensors of any rank in any level
+// format (levels.hpp describes the formats), COO as the interchange form, Matrix Market and FROSTT
+// I/O and seeded synthetic generators. Nothing here knows about expressions or kernels.
 #pragma once
 
 #include "formats/errors.hpp"
@@ -128,6 +128,78 @@ EigenCsr toEigen(const CsrMatrix& csr);
 CsrMatrix fromEigen(const EigenCsr& m);
 
 // ---------------------------------------------------------------------------------------------
+// Sparse tensors of any rank, stored as a Format describes (levels.hpp, docs/formats.md): csr,
+// csc, dcsr and coo matrices, csf and coo 3-tensors, any level configuration in any mode order.
+// Positions are 64-bit and coordinates 32-bit, as in CsrMatrix: a tensor built here has every
+// dimension at most 2^31, so that a coordinate fits, and csr is CsrMatrix's arrays exactly.
+
+// The arrays one level keeps: pos (compressed: one more than the positions of the level above,
+// children of parent position p at pos[p] .. pos[p+1]-1) and crd (compressed and singleton: the
+// coordinate at each position). A dense level keeps neither: its extent is the dimension's size.
+struct LevelArrays {
+  std::vector<int64_t> pos;
+  std::vector<int32_t> crd;
+  bool operator==(const LevelArrays& o) const { return pos == o.pos && crd == o.crd; }
+};
+
+struct SparseTensor {
+  Format format;                     // rank >= 1 levels
+  std::vector<int64_t> shape;        // shape[d]: the size of logical dimension d (not of level d)
+  std::vector<LevelArrays> levels;   // levels[l]: level l's arrays, outermost first
+  std::vector<double> val;           // one per position of the last level (explicit zeros are kept)
+  ValueType valueType = ValueType::Float64;  // the values are of this type (see "Value types")
+
+  int rank() const { return format.rank(); }
+  int64_t nnz() const { return static_cast<int64_t>(val.size()); }  // stored values
+  // Throws react::UserError "invalid sparse tensor: ..." naming the first broken invariant: the
+  // shape and the arrays each level keeps (sizes, positions from 0 never decreasing, coordinates
+  // within the dimension), the entries in order (under the same coordinates of the levels above,
+  // a level's coordinates increase: strictly where the level is unique), one value per position
+  // of the last level, each of valueType.
+  void validate() const;
+  // Records t and rounds every value to it.
+  void setValueType(ValueType t);
+  bool operator==(const SparseTensor& o) const {
+    return format == o.format && shape == o.shape && levels == o.levels && val == o.val && valueType == o.valueType;
+  }
+};
+
+// Coordinate lists of any rank, the interchange form (CooMatrix's, for tensors): entry k is at
+// (crd[0][k], ..., crd[rank-1][k]), 0-based, in logical dimension order, with value val[k].
+struct CooTensor {
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> crd;  // one list per dimension, each of entries()
+  std::vector<double> val;
+  ValueType valueType = ValueType::Float64;
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t entries() const { return static_cast<int64_t>(val.size()); }
+};
+
+// The functions below that read a SparseTensor validate it first (an invalid one is
+// react::UserError), so that no array is read out of bounds.
+
+// Stores the entries in `format` (of coo's rank): sorted in the format's storage order, duplicates
+// summed in input order, explicit zeros kept, then the values rounded to coo.valueType. Positions
+// of dense levels no entry reaches hold 0. An entry outside the shape, a dimension beyond 2^31, or
+// entries the format cannot store (a singleton level needs exactly one entry under each position
+// of the level above; a unique level below a non-unique one cannot repeat a coordinate) are
+// react::UserError.
+SparseTensor cooToSparse(const CooTensor& coo, const Format& format);
+// Every stored position as an entry, in storage order: explicit zeros, and the zeros of dense
+// levels too (a dense format lists every element).
+CooTensor sparseToCoo(const SparseTensor& t);
+// The same stored entries in another format (sparseToCoo, then cooToSparse).
+SparseTensor convertFormat(const SparseTensor& t, const Format& format);
+
+SparseTensor csrToSparse(CsrMatrix csr);         // format csr, CsrMatrix's arrays exactly
+CsrMatrix sparseToCsr(const SparseTensor& t);    // any format of rank 2; csr's arrays exactly
+// The values at their coordinates (rank 0 tensors are not sparse tensors); entries a format with
+// a non-unique last level repeats are summed.
+DenseTensor sparseToDense(const SparseTensor& t);
+// The nonzeros of `dense` in `format` (a dense format: every value, exactly).
+SparseTensor denseToSparse(const DenseTensor& dense, const Format& format);
+
+// ---------------------------------------------------------------------------------------------
 // Matrix Market. coordinate -> CSR, array -> dense; real/integer/pattern;
 // general/symmetric/skew-symmetric. Errors name file:line and what was expected.
 // Read as `type`: as float32, every value is rounded to float32 as it is read (a finite value
@@ -140,8 +212,36 @@ MarketData parseMatrixMarket(const std::string& text, const std::string& name, V
 // Values as the shortest text that reads back as the same value of the tensor's value type.
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m);    // coordinate real general
 void writeMatrixMarket(const std::string& path, const DenseTensor& t);  // array real general, rank<=2
+// Into any format of rank 2 (csr, csc, dcsr, coo, dense levels, any ordering): a coordinate file
+// as readMatrixMarketCsr reads it (symmetric ones expanded, duplicates summed, explicit zeros
+// kept), an array file's nonzeros (every value for a dense format). `format` of another rank is
+// react::UserError.
+SparseTensor readMatrixMarketSparse(const std::string& path, const Format& format,
+                                    ValueType type = ValueType::Float64);
+SparseTensor parseMatrixMarketSparse(const std::string& text, const std::string& name, const Format& format,
+                                     ValueType type = ValueType::Float64);
+// A tensor of rank 2 in any format as coordinate real general: every stored position, row by row.
+void writeMatrixMarket(const std::string& path, const SparseTensor& t);
 ValueType valueTypeOf(const MarketData& v);
 void setValueType(MarketData& v, ValueType t);  // the tensor's setValueType
+
+// ---------------------------------------------------------------------------------------------
+// FROSTT .tns files (docs/formats.md): one entry a line, its N 1-based coordinates and a value,
+// separated by blanks; '#' starts a comment line; blank lines are skipped. The rank is the
+// shape's, if given, else the format's, else the first entry's (every line must agree). The
+// dimensions are `shape` when given (coordinates beyond it are errors), else the largest
+// coordinate in each mode. A format without levels, Format(), means coo of the file's rank.
+// Entries are stored as cooToSparse stores them (duplicates summed, explicit zeros kept); values
+// are read as `type` as readMatrixMarket reads them. Errors name file:line and what was expected.
+SparseTensor readFrostt(const std::string& path, const Format& format, ValueType type = ValueType::Float64,
+                        const std::vector<int64_t>& shape = {});
+// Parses text already in memory; `name` is used in error messages in place of a file name.
+SparseTensor parseFrostt(const std::string& text, const std::string& name, const Format& format,
+                         ValueType type = ValueType::Float64, const std::vector<int64_t>& shape = {});
+// Every stored position (sparseToCoo's) as a line, after a comment naming the shape; values as
+// the shortest text that reads back as the same value of the tensor's value type.
+void writeFrostt(const std::string& path, const SparseTensor& t);
+
 // Writes `text` to a temporary beside `path`, then renames it over `path`: a failed write (a full
 // disk, a missing directory) leaves the old file as it was and no temporary behind.
 void writeFileAtomically(const std::string& path, const std::string& text);
@@ -161,5 +261,17 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
 CsrMatrix banded(int64_t n, int64_t halfBandwidth, uint64_t seed, ValueType type = ValueType::Float64);
 DenseTensor randomDense(std::vector<int64_t> shape, uint64_t seed, const std::string& name = "",
                         ValueType type = ValueType::Float64);  // uniform [0,1)
+// A sparse tensor of rank >= 2 in coo (sorted, unique coordinates) with power-law slices and
+// fibres, as real tensors (FROSTT's) have. Every mode d has Pareto weights w_d[i] with
+// P(w) ~ w^-exponent (w >= 1). Slice i of mode 0 gets about s * w_0[i] entries (rounded at random,
+// capped at the slice's size), s chosen so that the expected total is `entries` (at most every
+// element). A slice's entries are distinct tuples of the other modes, each drawn with probability
+// proportional to the product of their weights (a few popular indices in every mode); a drawn
+// tuple already in the slice is drawn again, for up to 16 rounds, after which the tuples still
+// missing are drawn uniformly; a slice of more than a third of its size draws all its tuples
+// uniformly (selection sampling). Values are uniform in [0, 1) (float32: as randomDense). The
+// product of the dimensions after the first must be below 2^63.
+SparseTensor powerLawTensor(const std::vector<int64_t>& shape, int64_t entries, uint64_t seed,
+                            double exponent = 2.0, ValueType type = ValueType::Float64);
 
 }  // namespace react

@@ -2,6 +2,7 @@
 // on the arguments and the seed, never on the thread count or the platform.
 #include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
+#include "formats/generate.hpp"
 #include "formats/parallel.hpp"
 #include "formats/random.hpp"
 
@@ -29,12 +30,6 @@ void checkSize(const char* gen, int64_t rows, int64_t cols) {
 void checkAverage(const char* gen, double avg) {
   if (!(avg >= 0.0) || !std::isfinite(avg))
     throw UserError(std::string(gen) + ": average nonzeros per row must be finite and >= 0, got " + std::to_string(avg));
-}
-
-// Rounds x up or down at random so that the expected result is x.
-int64_t roundRandomly(double x, Rng& rng) {
-  const double f = std::floor(x);
-  return static_cast<int64_t>(f) + (rng.uniform() < x - f ? 1 : 0);
 }
 
 // A Poisson(lambda) draw: inversion for small lambda, a rounded normal approximation above 30.
@@ -122,6 +117,34 @@ void pickUniform(int64_t cols, Rng& rng, int64_t k, std::vector<int32_t>& out) {
 
 }  // namespace
 
+namespace detail {
+
+double paretoWeight(Rng& rng, double exponent) { return std::pow(1.0 - rng.uniform(), -1.0 / (exponent - 1.0)); }
+
+double scaleToTotal(const std::vector<double>& w, double cap, double target) {
+  double sum = 0.0;
+  for (double x : w) sum += x;
+  auto total = [&](double s) {
+    double t = 0.0;
+    for (double x : w) t += std::min(s * x, cap);
+    return t;
+  };
+  double lo = 0.0, hi = sum > 0.0 ? target / sum : 0.0;
+  while (!w.empty() && total(hi) < target * (1 - 1e-12)) hi *= 2;
+  for (int it = 0; it < 64 && hi > lo; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (total(mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+int64_t roundRandomly(double x, Rng& rng) {
+  const double f = std::floor(x);
+  return static_cast<int64_t>(f) + (rng.uniform() < x - f ? 1 : 0);
+}
+
+}  // namespace detail
+
 CsrMatrix uniformRandom(int64_t rows, int64_t cols, double avgNnzPerRow, uint64_t seed, ValueType type) {
   checkSize("uniformRandom", rows, cols);
   checkAverage("uniformRandom", avgNnzPerRow);
@@ -141,29 +164,17 @@ CsrMatrix powerLaw(int64_t n, double avgNnzPerRow, uint64_t seed, double exponen
     throw UserError("powerLaw: exponent must be finite and > 1, got " + std::to_string(exponent));
   // Row weights from a Pareto law with P(w) ~ w^-exponent (w >= 1) ...
   std::vector<double> w = perRow<double>("powerLaw", "row weights", n);
-  double sum = 0.0;
   for (int64_t r = 0; r < n; ++r) {
     Rng rng(seed, stream(r, kWeight));
-    w[r] = std::pow(1.0 - rng.uniform(), -1.0 / (exponent - 1.0));
-    sum += w[r];
+    w[r] = detail::paretoWeight(rng, exponent);
   }
   // ... scaled by s so that the expected total, with rows capped at n entries, is n * avg.
-  const double cap = static_cast<double>(n), target = std::min(cap, avgNnzPerRow) * cap;
-  auto total = [&](double s) {
-    double t = 0.0;
-    for (double x : w) t += std::min(s * x, cap);
-    return t;
-  };
-  double lo = 0.0, hi = sum > 0.0 ? target / sum : 0.0;
-  while (n > 0 && total(hi) < target * (1 - 1e-12)) hi *= 2;
-  for (int it = 0; it < 64 && hi > lo; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (total(mid) < target ? lo : hi) = mid;
-  }
+  const double cap = static_cast<double>(n);
+  const double s = detail::scaleToTotal(w, cap, std::min(cap, avgNnzPerRow) * cap);
   std::vector<int64_t> len = perRow<int64_t>("powerLaw", "row lengths", n);
   for (int64_t r = 0; r < n; ++r) {
     Rng rng(seed, stream(r, kLength));
-    len[r] = std::min<int64_t>(n, roundRandomly(std::min(hi * w[r], cap), rng));
+    len[r] = std::min<int64_t>(n, detail::roundRandomly(std::min(s * w[r], cap), rng));
   }
   return assemble("powerLaw", n, n, len, seed, type,
                   [n](Rng& rng, int64_t, int64_t k, std::vector<int32_t>& out) { pickUniform(n, rng, k, out); });

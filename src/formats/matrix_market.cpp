@@ -9,43 +9,33 @@
 #include "formats/csr_build.hpp"
 #include "formats/formats.hpp"
 #include "formats/parallel.hpp"
+#include "formats/sparse_build.hpp"
+#include "formats/text.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace react {
 
 namespace {
+
+using detail::describe;
+using detail::fail;
+using detail::nextLine;
+using detail::parseUnsigned;
+using detail::skipBlanks;
+using detail::Source;
 
 enum class Field { Real, Integer, Pattern };
 enum class Symmetry { General, Symmetric, Skew };
 
 constexpr const char* kBanner =
     "the banner '%%MatrixMarket matrix coordinate|array real|integer|pattern general|symmetric|skew-symmetric'";
-
-struct Source {
-  const char* begin;
-  const char* end;
-  const std::string& name;
-};
 
 struct Header {
   bool coordinate = true;
@@ -56,48 +46,6 @@ struct Header {
   const char* data = nullptr;  // first byte after the size line
   ValueType type = ValueType::Float64;  // what the values are read as (not in the file)
 };
-
-bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool atFieldEnd(const char* p, const char* e) { return p == e || isBlank(*p) || *p == '\n'; }
-const char* skipBlanks(const char* p, const char* e) {
-  while (p < e && isBlank(*p)) ++p;
-  return p;
-}
-const char* nextLine(const char* p, const char* e) {
-  const void* nl = std::memchr(p, '\n', e - p);
-  return nl ? static_cast<const char*>(nl) + 1 : e;
-}
-
-// What is at `at`, for "got ...": the field there, or end of line / end of file.
-std::string describe(const char* at, const char* e) {
-  if (at >= e) return "end of file";
-  if (*at == '\n' || *at == '\r') return "end of line";
-  const char* q = at;
-  while (q < e && !isBlank(*q) && *q != '\n' && q - at < 40) ++q;
-  return "'" + std::string(at, q) + (q < e && !isBlank(*q) && *q != '\n' ? "...'" : "'");
-}
-
-int64_t lineOf(const Source& src, const char* at) { return 1 + std::count(src.begin, at, '\n'); }
-
-[[noreturn]] void fail(const Source& src, const char* at, const std::string& expected, const std::string& got) {
-  throw UserError(src.name + ":" + std::to_string(lineOf(src, at)) + ": expected " + expected + ", got " + got);
-}
-[[noreturn]] void fail(const Source& src, const char* at, const std::string& expected) {
-  fail(src, at, expected, describe(at, src.end));
-}
-
-// Unsigned decimal integer ending at a field boundary; false if absent, malformed or >= 1e18.
-bool parseUnsigned(const char*& p, const char* e, uint64_t& out) {
-  const char* s = p;
-  uint64_t v = 0;
-  for (; p < e && static_cast<unsigned>(*p - '0') < 10; ++p) {
-    if (v >= 100000000000000000ULL) return false;
-    v = v * 10 + static_cast<unsigned>(*p - '0');
-  }
-  if (p == s || !atFieldEnd(p, e)) return false;
-  out = v;
-  return true;
-}
 
 std::string lower(const char* b, const char* e) {
   std::string s(b, e);
@@ -120,7 +68,7 @@ Header parseHeader(const Source& src) {
   std::vector<std::pair<const char*, const char*>> words;
   for (const char* q = skipBlanks(p, lineEnd); q < lineEnd; q = skipBlanks(q, lineEnd)) {
     const char* w = q;
-    while (q < lineEnd && !isBlank(*q)) ++q;
+    while (q < lineEnd && !detail::isBlank(*q)) ++q;
     words.emplace_back(w, q);
   }
   if (words.empty() || lower(words[0].first, words[0].second) != "%%matrixmarket")
@@ -192,8 +140,7 @@ struct Chunk {
   std::vector<int32_t> row, col;  // 0-based (coordinate only)
   std::vector<double> val;        // empty for pattern
   int64_t count = 0;              // entries parsed before an error
-  const char* errAt = nullptr;    // first error, if any
-  std::string expected, got;
+  detail::ParseError error;       // the first one, if any
   std::exception_ptr exception;   // e.g. std::bad_alloc, rethrown outside the parallel region
 };
 
@@ -203,9 +150,7 @@ void parseChunk(const Header& h, const char* srcEnd, Chunk& c, int64_t limit, in
   const char* p = c.begin;
   const char* const e = c.end;
   auto error = [&](const char* at, std::string expected, std::string got = {}) {
-    c.errAt = at;
-    c.expected = std::move(expected);
-    c.got = got.empty() ? describe(at, srcEnd) : std::move(got);
+    c.error = {at, std::move(expected), got.empty() ? describe(at, srcEnd) : std::move(got)};
   };
   const bool coord = h.coordinate;
   const bool values = h.field != Field::Pattern;
@@ -241,23 +186,10 @@ void parseChunk(const Header& h, const char* srcEnd, Chunk& c, int64_t limit, in
         uint64_t u = 0;
         if (!parseUnsigned(p, e, u)) return error(tok, "an integer value");
         v = neg ? -static_cast<double>(u) : static_cast<double>(u);
-      } else {
-        if (p < e && *p == '+' && p + 1 < e && *(p + 1) != '-') ++p;  // from_chars rejects a leading '+'
-        auto [q, ec] = std::from_chars(p, e, v);
-        if (ec == std::errc::result_out_of_range) {  // overflow is an error; underflow gives 0 or a subnormal
-          char* qq = nullptr;
-          v = std::strtod(tok, &qq);
-          q = qq;
-          if (std::isinf(v)) return error(tok, "a real number within the range of double");
-        } else if (ec != std::errc()) {
-          return error(tok, "a real number");
-        }
-        if (!atFieldEnd(q, e)) return error(tok, "a real number");
-        p = q;
+        if (const char* expected = detail::roundChecked(h.type, v)) return error(tok, expected);
+      } else if (const char* expected = detail::parseReal(p, e, h.type, v)) {
+        return error(tok, expected);
       }
-      const double rounded = roundTo(h.type, v);
-      if (std::isinf(rounded) && !std::isinf(v)) return error(tok, "a real number within the range of float32");
-      v = rounded;
       if (coord && h.symmetry == Symmetry::Skew && r == col && v != 0.0)
         return error(tok, "zero on the diagonal of a skew-symmetric matrix");
     }
@@ -273,25 +205,12 @@ void parseChunk(const Header& h, const char* srcEnd, Chunk& c, int64_t limit, in
   }
 }
 
-int maxThreads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 std::vector<Chunk> parseEntries(const Source& src, const Header& h) {
-  const char* d = h.data;
-  const int64_t bytes = src.end - d;
-  const int64_t T = std::max<int64_t>(1, std::min<int64_t>(maxThreads(), bytes / (256 << 10)));
+  const int64_t bytes = src.end - h.data;
+  const auto pieces = detail::lineChunks(h.data, src.end);
+  const int64_t T = static_cast<int64_t>(pieces.size());
   std::vector<Chunk> chunks(T);
-  const char* prev = d;
-  for (int64_t t = 0; t < T; ++t) {
-    chunks[t].begin = prev;
-    prev = t + 1 == T ? src.end : std::max(prev, nextLine(d + bytes * (t + 1) / T, src.end));
-    chunks[t].end = prev;
-  }
+  for (int64_t t = 0; t < T; ++t) std::tie(chunks[t].begin, chunks[t].end) = pieces[t];
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
   for (int64_t t = 0; t < T; ++t) {
     Chunk& c = chunks[t];
@@ -319,9 +238,9 @@ std::vector<Chunk> parseEntries(const Source& src, const Header& h) {
       again.begin = c.begin;
       again.end = c.end;
       parseChunk(h, src.end, again, h.entries - before, h.entries);
-      fail(src, again.errAt, again.expected, again.got);
+      fail(src, again.error.at, again.error.expected, again.error.got);
     }
-    if (c.errAt) fail(src, c.errAt, c.expected, c.got);
+    if (c.error.at) fail(src, c.error.at, c.error.expected, c.error.got);
     before += c.count;
   }
   if (before < h.entries)
@@ -351,54 +270,6 @@ DenseTensor assembleArray(const std::string& name, const Header& h, const std::v
   return t;
 }
 
-std::string readFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw UserError(path + ": cannot open for reading: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    const int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    ::close(fd);
-    throw UserError(path + ": cannot read: " + std::strerror(err));
-  }
-  std::string text;
-  try {
-    allocateOrThrow(path + ": its text", st.st_size, [&] { text.resize(static_cast<size_t>(st.st_size)); });
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw UserError(path + ": cannot read: " + std::strerror(err));
-    }
-    if (n == 0) break;  // the file shrank while we read it
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  text.resize(got);
-  return text;
-}
-
-// The shortest text that reads back exactly as a value of `type` (v is one).
-void append(std::string& out, double v, ValueType type) {
-  char buf[32];
-  auto [q, ec] = type == ValueType::Float32 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
-                                            : std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, q);
-}
-void append(std::string& out, int64_t v) {
-  char buf[24];
-  auto [q, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, q);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -420,7 +291,7 @@ MarketData parseMatrixMarket(const std::string& text, const std::string& name, V
 }
 
 MarketData readMatrixMarket(const std::string& path, ValueType type) {
-  return parseMatrixMarket(readFile(path), path, type);
+  return parseMatrixMarket(detail::readFile(path), path, type);
 }
 
 CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type) {
@@ -429,16 +300,39 @@ CsrMatrix readMatrixMarketCsr(const std::string& path, ValueType type) {
   throw UserError(path + ":1: expected a 'coordinate' (sparse) matrix, got an 'array' (dense) one");
 }
 
+SparseTensor parseMatrixMarketSparse(const std::string& text, const std::string& name, const Format& format,
+                                     ValueType type) {
+  if (format.rank() != 2)
+    throw UserError(name + ": a Matrix Market file holds a matrix, and format " + format.str() + " is of rank " +
+                    std::to_string(format.rank()));
+  MarketData d = parseMatrixMarket(text, name, type);
+  if (CsrMatrix* m = std::get_if<CsrMatrix>(&d)) {
+    SparseTensor csr = csrToSparse(std::move(*m));
+    return format == csr.format ? csr : detail::convertFormat(csr, format, name);
+  }
+  return detail::denseToSparse(std::get<DenseTensor>(d), format, name);
+}
+
+SparseTensor readMatrixMarketSparse(const std::string& path, const Format& format, ValueType type) {
+  return parseMatrixMarketSparse(detail::readFile(path), path, format, type);
+}
+
+void writeMatrixMarket(const std::string& path, const SparseTensor& t) {
+  if (t.rank() != 2)
+    throw UserError(path + ": Matrix Market holds matrices (rank 2), got a tensor of rank " + std::to_string(t.rank()));
+  writeMatrixMarket(path, sparseToCsr(t));
+}
+
 void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
   std::string out = "%%MatrixMarket matrix coordinate real general\n";
-  append(out, m.rows);
+  detail::appendNumber(out, m.rows);
   out += ' ';
-  append(out, m.cols);
+  detail::appendNumber(out, m.cols);
   out += ' ';
-  append(out, m.nnz());
+  detail::appendNumber(out, m.nnz());
   out += '\n';
   // Rows are formatted in parallel blocks, then concatenated in order.
-  const int64_t T = std::max<int64_t>(1, std::min<int64_t>(maxThreads(), m.nnz() / 100000));
+  const int64_t T = std::max<int64_t>(1, std::min<int64_t>(detail::maxThreads(), m.nnz() / 100000));
   std::vector<std::string> parts(T);
   detail::RegionExceptions exceptions;  // the text may not fit in memory
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
@@ -449,11 +343,11 @@ void writeMatrixMarket(const std::string& path, const CsrMatrix& m) {
       s.reserve((m.rowptr[r1] - m.rowptr[r0]) * 32);
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k) {
-          append(s, r + 1);
+          detail::appendNumber(s, r + 1);
           s += ' ';
-          append(s, static_cast<int64_t>(m.col[k]) + 1);
+          detail::appendNumber(s, static_cast<int64_t>(m.col[k]) + 1);
           s += ' ';
-          append(s, m.val[k], m.valueType);
+          detail::appendNumber(s, m.val[k], m.valueType);
           s += '\n';
         }
       }
@@ -469,13 +363,13 @@ void writeMatrixMarket(const std::string& path, const DenseTensor& t) {
   const int64_t rows = t.rank() >= 1 ? t.shape[0] : 1;
   const int64_t cols = t.rank() == 2 ? t.shape[1] : 1;
   std::string out = "%%MatrixMarket matrix array real general\n";
-  append(out, rows);
+  detail::appendNumber(out, rows);
   out += ' ';
-  append(out, cols);
+  detail::appendNumber(out, cols);
   out += '\n';
   for (int64_t j = 0; j < cols; ++j) {
     for (int64_t i = 0; i < rows; ++i) {
-      append(out, t.data[i * cols + j], t.valueType);
+      detail::appendNumber(out, t.data[i * cols + j], t.valueType);
       out += '\n';
     }
   }
