@@ -252,8 +252,8 @@ std::string describe(const Row& r) {
   return buf;
 }
 
-void perturb(MarketData& m) {
-  std::vector<double>& v = std::holds_alternative<CsrMatrix>(m) ? std::get<CsrMatrix>(m).val : std::get<DenseTensor>(m).data;
+void perturb(TensorData& m) {
+  std::vector<double>& v = valuesOf(m);
   if (!v.empty()) v[v.size() / 2] = v[v.size() / 2] * (1 + 1e-6) + 1e-6;
 }
 
@@ -265,7 +265,7 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
   TensorValues inputs = kernelInputs(k, s);
   WorkModel work = usefulWork(k, s);
   std::vector<Row> rows;
-  MarketData reference;
+  TensorData reference;
   std::string referenceName;
   for (const VariantSpec& v : variants) {
     Prepared p = prepareVariant(v, k, inputs, kernels, o.limits);
@@ -288,7 +288,7 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
         p.instance->run();  // warm-up
         double first = secondsSince(start);
         if (referenceName.empty() || threads == o.threads.front()) {
-          MarketData got = p.instance->result();
+          TensorData got = p.instance->result();
           if (v.name == o.perturb) perturb(got);
           if (referenceName.empty()) {
             reference = std::move(got);

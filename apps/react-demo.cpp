@@ -204,11 +204,6 @@ double relativeError(const std::vector<double>& got, const std::vector<double>& 
   return scale > 0 ? diff / scale : diff;
 }
 
-const std::vector<double>& values(const react::MarketData& d) {
-  if (const auto* m = std::get_if<CsrMatrix>(&d)) return m->val;
-  return std::get<react::DenseTensor>(d).data;
-}
-
 // Bytes the temporaries of a fused tree need for this input (the symbolic cost, evaluated).
 double temporaryBytes(const react::IndexTree& t, const CsrMatrix& s) {
   return 8 * react::analyzeCost(t).temporarySize.evaluate(react::costSymbols(t, {{"S", s.nnz()}}));
@@ -244,7 +239,7 @@ int runKernels(const std::string& label, const CsrMatrix& s, int reps, bool prin
       std::sort(times.begin(), times.end());
       double median = times[times.size() / 2];
       if (mode == react::FusionMode::None) noneSeconds = median;
-      double err = relativeError(values(bound.results().at("A")), want);
+      double err = relativeError(react::valuesOf(bound.results().at("A")), want);
       bool ok = err < 1e-12;
       std::printf("%10.3f ms %8s  error vs Eigen %.1e %s\n", median * 1e3,
                   noneSeconds > 0 ? (std::to_string(noneSeconds / median).substr(0, 5) + "x").c_str() : "-", err,

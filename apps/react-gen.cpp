@@ -316,19 +316,16 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
   env.indexSizes = o.indexSizes;
   for (const auto& [name, file] : o.inputFiles) {
     std::string arg = "-i=" + name + ":" + file;
-    MarketData data;
+    TensorData data;
     try {
-      data = readMatrixMarket(file, valueTypeOf(o, name));
+      data = toTensorData(readMatrixMarket(file, valueTypeOf(o, name)));
     } catch (const UserError& e) {
       throw UserError("argument '" + arg + "': " + e.what());
     }
-    std::vector<int64_t> shape = std::holds_alternative<CsrMatrix>(data)
-                                     ? std::vector<int64_t>{std::get<CsrMatrix>(data).rows, std::get<CsrMatrix>(data).cols}
-                                     : std::get<DenseTensor>(data).shape;
+    std::vector<int64_t> shape = shapeOf(data);
     if (o.shapes.count(name) && declaredShape(o, name, shape.size()) != shape)
       throw UserError("argument '" + o.shapeArgs.at(name) + "': '" + name + "' is loaded from '" + file + "' with another shape");
-    if (std::holds_alternative<CsrMatrix>(data)) env.declare(name, shape, Format::csr());
-    else env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
+    env.declare(name, shape, formatOf(data));
     inputs[name] = std::move(data);
   }
   for (const auto& [name, seed] : o.generated) {
@@ -492,7 +489,7 @@ int run(int argc, char** argv) {
   }
   const TensorValues& results = bound.results();
   for (const auto& [name, file] : o.outputFiles) {
-    const MarketData& result = results.at(name);
+    const TensorData& result = results.at(name);
     try {
       if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeMatrixMarket(file, *m);
       else writeMatrixMarket(file, std::get<DenseTensor>(result));

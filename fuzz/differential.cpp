@@ -20,7 +20,7 @@ std::optional<Program> compileProgram(const RandomProgram& p) {
   }
 }
 
-std::optional<Mismatch> compareOutput(const std::string& name, const MarketData& got, const MarketData& want,
+std::optional<Mismatch> compareOutput(const std::string& name, const TensorData& got, const TensorData& want,
                                       const std::string& stage) {
   double e = relativeError(got, want);
   if (e < kTolerance) return std::nullopt;
@@ -51,28 +51,11 @@ Float32Variant float32Variant(const RandomProgram& p, const Program& compiled) {
   return v;
 }
 
-namespace {
-
-bool sameStructure(const MarketData& a, const MarketData& b) {
-  if (a.index() != b.index()) return false;
-  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&a)) {
-    const CsrMatrix& n = std::get<CsrMatrix>(b);
-    return m->rows == n.rows && m->cols == n.cols && m->rowptr == n.rowptr && m->col == n.col;
-  }
-  return std::get<DenseTensor>(a).shape == std::get<DenseTensor>(b).shape;
-}
-
-const std::vector<double>& valuesOf(const MarketData& m) {
-  return std::holds_alternative<CsrMatrix>(m) ? std::get<CsrMatrix>(m).val : std::get<DenseTensor>(m).data;
-}
-
-}  // namespace
-
 std::optional<Mismatch> compareWithinBounds(const Program& compiled, const TensorValues& got, const TensorValues& want,
                                             const TensorValues& bounds, double factor, const std::string& stage) {
   for (const std::string& name : compiled.outputs()) {
     if (!got.count(name) || !want.count(name)) return Mismatch{stage, "output " + name + " missing"};
-    const MarketData& g = got.at(name);
+    const TensorData& g = got.at(name);
     if (valueTypeOf(g) != ValueType::Float32) return Mismatch{stage, "output " + name + " is not float32"};
     if (!sameStructure(g, want.at(name))) return Mismatch{stage, "output " + name + ": the shape or csr pattern differs"};
     const std::vector<double>& x = valuesOf(g);

@@ -20,7 +20,7 @@ struct Mismatch {
 std::optional<Program> compileProgram(const RandomProgram& p);
 
 // One result against the expected value (relative error < kTolerance).
-std::optional<Mismatch> compareOutput(const std::string& name, const MarketData& got, const MarketData& want,
+std::optional<Mismatch> compareOutput(const std::string& name, const TensorData& got, const TensorData& want,
                                       const std::string& stage);
 // Every output of `compiled` in `got` against `want` (relative error < kTolerance).
 std::optional<Mismatch> compareOutputs(const Program& compiled, const TensorValues& got, const TensorValues& want,

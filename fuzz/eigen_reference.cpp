@@ -65,7 +65,7 @@ class EigenEvaluator {
   }
 
   // The result in the compiled format (csr values read at the pattern's entries).
-  std::optional<MarketData> result(const std::string& name) const {
+  std::optional<TensorData> result(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     const TensorDecl& d = p_.tensor(name);
@@ -209,7 +209,7 @@ std::optional<Mismatch> checkEigen(const Program& compiled, const TensorValues& 
   EigenEvaluator e(compiled, inputs);
   for (const Statement& s : compiled.statements) e.statement(s);
   for (const std::string& name : compiled.outputs()) {
-    std::optional<MarketData> got = e.result(name);
+    std::optional<TensorData> got = e.result(name);
     if (!got) {
       if (coverage) ++coverage->leftOut;
       continue;

@@ -177,8 +177,7 @@ class Minimizer {
     bool any = false;
     for (const std::string& name : inputNames(p)) {
       RandomProgram c = p;
-      MarketData& v = c.inputs.at(name);
-      std::vector<double>& vals = std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+      std::vector<double>& vals = valuesOf(c.inputs.at(name));
       if (std::all_of(vals.begin(), vals.end(), [](double x) { return x == 1.0; })) continue;
       std::fill(vals.begin(), vals.end(), 1.0);
       any |= attempt(p, c);

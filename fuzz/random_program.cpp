@@ -67,9 +67,8 @@ namespace {
 
 constexpr double kMagnitudeRatio = 10;  // subexpressions at most this times the largest result
 
-double largestFinite(const MarketData& v, bool& allFinite, bool& onlyNegInf) {
-  const std::vector<double>& values =
-      std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+double largestFinite(const TensorData& v, bool& allFinite, bool& onlyNegInf) {
+  const std::vector<double>& values = valuesOf(v);
   double largest = 0;
   allFinite = true;
   onlyNegInf = true;  // every non-finite value is -inf
@@ -84,9 +83,8 @@ double largestFinite(const MarketData& v, bool& allFinite, bool& onlyNegInf) {
   return largest;
 }
 
-double smallest(const MarketData& v) {
-  const std::vector<double>& values =
-      std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
+double smallest(const TensorData& v) {
+  const std::vector<double>& values = valuesOf(v);
   double m = std::numeric_limits<double>::infinity();
   for (double x : values) m = std::min(m, x);
   return m;
@@ -239,7 +237,7 @@ bool keepsValueRules(const std::vector<Statement>& statements, const Program& co
 
 RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni, int64_t nj, int64_t nk) {
   RandomProgram p;
-  auto declare = [&](const std::string& name, std::vector<std::string> idx, std::vector<int64_t> shape, MarketData value) {
+  auto declare = [&](const std::string& name, std::vector<std::string> idx, std::vector<int64_t> shape, TensorData value) {
     p.env.declare(name, shape, shape.size() == 2 && std::holds_alternative<CsrMatrix>(value) ? Format::csr()
                                                                                           : Format::dense(static_cast<int>(shape.size())));
     p.inputs[name] = std::move(value);

@@ -11,7 +11,6 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
-#include <type_traits>
 
 namespace react::fuzz {
 
@@ -43,14 +42,23 @@ class Reference {
       return p.value;
     };
     if (d.format.hasSparseLevel()) {
-      CsrMatrix m = std::get<CsrMatrix>(values_.at(d.pattern));
-      for (int64_t r = 0; r < m.rows; ++r)
-        for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) {
-          idx_[s.lhsIndices[0]] = r;
-          idx_[s.lhsIndices[1]] = m.col[q];
-          m.val[q] = valueAt();
+      TensorData result = values_.at(d.pattern);
+      if (CsrMatrix* m = std::get_if<CsrMatrix>(&result)) {
+        for (int64_t r = 0; r < m->rows; ++r)
+          for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q) {
+            idx_[s.lhsIndices[0]] = r;
+            idx_[s.lhsIndices[1]] = m->col[q];
+            m->val[q] = valueAt();
+          }
+      } else {
+        SparseTensor& t = std::get<SparseTensor>(result);
+        const CooTensor entries = sparseToCoo(t);  // entry k is at position k of the last level
+        for (int64_t k = 0; k < entries.entries(); ++k) {
+          for (size_t dim = 0; dim < s.lhsIndices.size(); ++dim) idx_[s.lhsIndices[dim]] = entries.crd[dim][k];
+          t.val[static_cast<size_t>(k)] = valueAt();
         }
-      values_[s.lhs] = m;
+      }
+      values_[s.lhs] = std::move(result);
       return;
     }
     DenseTensor out(d.shape);
@@ -61,12 +69,9 @@ class Reference {
 
   const TensorValues& values() const { return values_; }
   // The float32 bounds of a result, in the layout of its values.
-  MarketData bounds(const std::string& name) const {
-    MarketData b = values_.at(name);
-    std::visit([&](auto& t) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(t)>, CsrMatrix>) t.val = bounds_.at(name);
-      else t.data = bounds_.at(name);
-    }, b);
+  TensorData bounds(const std::string& name) const {
+    TensorData b = values_.at(name);
+    valuesOf(b) = bounds_.at(name);
     return b;
   }
   const ValueRange& range() const { return range_; }
@@ -95,7 +100,7 @@ class Reference {
 
   // An input's float32 bound is 0: the float32 checks give every input as float32 values.
   Point load(const ExprNode& a) {
-    const MarketData& v = values_.at(a.tensor);
+    const TensorData& v = values_.at(a.tensor);
     auto it = bounds_.find(a.tensor);
     auto boundAt = [&](int64_t k) { return it == bounds_.end() ? 0.0 : it->second[static_cast<size_t>(k)]; };
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
@@ -104,10 +109,44 @@ class Reference {
         if (m->col[q] == c) return {m->val[q], true, boundAt(q)};
       return {0.0, false};
     }
+    if (const SparseTensor* t = std::get_if<SparseTensor>(&v)) {
+      std::vector<int64_t> coordinates;
+      for (const std::string& i : a.indices) coordinates.push_back(idx_.at(i));
+      int64_t q = storedPosition(*t, coordinates, 0, 0);
+      if (q < 0) return {0.0, false};
+      return {t->val[static_cast<size_t>(q)], true, boundAt(q)};
+    }
     const DenseTensor& t = std::get<DenseTensor>(v);
     int64_t off = 0;
     for (size_t d = 0; d < a.indices.size(); ++d) off = off * t.shape[d] + idx_.at(a.indices[d]);
     return {t.data[static_cast<size_t>(off)], true, boundAt(off)};
+  }
+
+  // The position of the last level at which `t` stores the element at `coordinates` (logical
+  // dimension order), searched level by level from `parent`, a position of level `l - 1`; -1
+  // when it is not stored. A level that is not unique may hold the coordinate at several
+  // positions: each is searched.
+  static int64_t storedPosition(const SparseTensor& t, const std::vector<int64_t>& coordinates, int l, int64_t parent) {
+    if (l == t.rank()) return parent;
+    const Level& level = t.format.level(l);
+    const LevelArrays& arrays = t.levels[static_cast<size_t>(l)];
+    const size_t d = static_cast<size_t>(t.format.dimension(l));
+    const int64_t c = coordinates[d];
+    int64_t begin = parent, end = parent + 1;
+    switch (level.kind) {
+      case LevelKind::Dense: return storedPosition(t, coordinates, l + 1, parent * t.shape[d] + c);
+      case LevelKind::Compressed:
+        begin = arrays.pos[static_cast<size_t>(parent)];
+        end = arrays.pos[static_cast<size_t>(parent) + 1];
+        break;
+      case LevelKind::Singleton: break;
+    }
+    for (int64_t q = begin; q < end; ++q) {
+      if (arrays.crd[static_cast<size_t>(q)] != c) continue;
+      int64_t found = storedPosition(t, coordinates, l + 1, q);
+      if (found >= 0) return found;
+    }
+    return -1;
   }
 
   // Whether `e` keeps a csr operand's stored-entry pattern (docs/semantics.md): a csr access, or
@@ -234,20 +273,10 @@ TensorValues referenceEvaluate(const std::vector<Statement>& statements, const P
   return r.values();
 }
 
-double relativeError(const MarketData& a, const MarketData& b) {
-  const std::vector<double>* va;
-  const std::vector<double>* vb;
-  if (a.index() != b.index()) return std::numeric_limits<double>::infinity();
-  if (const CsrMatrix* ma = std::get_if<CsrMatrix>(&a)) {
-    const CsrMatrix& mb = std::get<CsrMatrix>(b);
-    if (ma->rowptr != mb.rowptr || ma->col != mb.col) return std::numeric_limits<double>::infinity();
-    va = &ma->val;
-    vb = &mb.val;
-  } else {
-    if (std::get<DenseTensor>(a).shape != std::get<DenseTensor>(b).shape) return std::numeric_limits<double>::infinity();
-    va = &std::get<DenseTensor>(a).data;
-    vb = &std::get<DenseTensor>(b).data;
-  }
+double relativeError(const TensorData& a, const TensorData& b) {
+  if (!sameStructure(a, b)) return std::numeric_limits<double>::infinity();
+  const std::vector<double>* va = &valuesOf(a);
+  const std::vector<double>* vb = &valuesOf(b);
   double diff = 0, scale = 0;
   for (size_t k = 0; k < va->size(); ++k) {
     double x = (*va)[k], y = (*vb)[k];

@@ -30,7 +30,7 @@ TensorValues referenceEvaluate(const std::vector<Statement>& statements, const P
 
 // Largest |a-b| over the entries relative to the largest |b| (absolute when b is all zero); NaN
 // and inf must match exactly. Returns +inf when the structures (shape, csr pattern) differ.
-double relativeError(const MarketData& a, const MarketData& b);
+double relativeError(const TensorData& a, const TensorData& b);
 
 // The tolerance of every differential check.
 constexpr double kTolerance = 1e-12;

@@ -12,7 +12,7 @@ namespace react::fuzz {
 namespace {
 
 // Matrix Market text of a value, through the library's writer (shortest exact doubles).
-std::string marketText(const MarketData& v) {
+std::string marketText(const TensorData& v) {
   static int counter = 0;
   std::filesystem::path path = std::filesystem::temp_directory_path() /
                                ("react-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".mtx");
@@ -113,7 +113,7 @@ RandomProgram parseReproducer(const std::string& text) {
       if (!(in >> name) || !p.env.tensors.count(name)) throw fail(n, "expected 'values NAME' of a declared input");
       MarketData v = parseMatrixMarket(block(n), "values of " + name);
       if (DenseTensor* t = std::get_if<DenseTensor>(&v)) t->shape = p.env.tensors.at(name).shape;  // rank 0 and 1 as declared
-      p.inputs[name] = v;
+      p.inputs[name] = toTensorData(std::move(v));
     } else {
       throw fail(n, "unknown line '" + lines[n] + "'");
     }

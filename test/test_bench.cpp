@@ -65,7 +65,7 @@ TEST_CASE("bench: library pipelines, auto and the right-associated variants agre
     Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, limits);
     REQUIRE(ref.instance);
     ref.instance->run();
-    MarketData want = ref.instance->result();
+    TensorData want = ref.instance->result();
     for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,react-openmp-right,maximal-openmp-right")) {
       INFO(k.label() << " " << v.name);
       Prepared p = prepareVariant(v, k, inputs, kernels, limits);
@@ -90,7 +90,7 @@ TEST_CASE("bench: the taco variants agree with react-openmp, or say why they can
     Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, {});
     REQUIRE(ref.instance);
     ref.instance->run();
-    MarketData want = ref.instance->result();
+    TensorData want = ref.instance->result();
     for (const VariantSpec& v : parseVariants("taco-default,taco-best")) {
       INFO(k.label() << " " << v.name);
       Prepared p = prepareVariant(v, k, inputs, kernels, {});

@@ -15,10 +15,6 @@ using namespace react;
 
 namespace {
 
-const std::vector<double>& valuesOf(const MarketData& v) {
-  return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
-}
-
 // Equal bit for bit (so NaNs of one payload, and -0 apart from 0); else the first difference.
 std::string firstDifference(const TensorValues& got, const TensorValues& want) {
   for (const auto& [name, w] : want) {

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
-#include <type_traits>
 
 using namespace react;
 using namespace react::fuzz;
@@ -94,10 +93,7 @@ TEST_CASE("fuzz: float32 differs from float64, within its bound, which one half-
       different |= relativeError(got.at(name), v.reference.at(name)) > 0;
     differ += different;
     const std::string name = compiled.outputs().front();
-    std::vector<double>& values = std::visit([](auto& t) -> std::vector<double>& {
-      if constexpr (std::is_same_v<std::decay_t<decltype(t)>, CsrMatrix>) return t.val;
-      else return t.data;
-    }, got.at(name));
+    std::vector<double>& values = valuesOf(got.at(name));
     auto largest = values.end();  // the finite entry of largest magnitude
     for (auto x = values.begin(); x != values.end(); ++x)
       if (std::isfinite(*x) && (largest == values.end() || std::abs(*x) > std::abs(*largest))) largest = x;

@@ -27,7 +27,9 @@ TEST_CASE("errors: unknown tensors, ranks, sizes") {
   CHECK(indexError("Y(i,j) = B(i,k) * Z(k,j)", env) == "1:19: size of index 'j' is unknown (dimension 2 of 'Z')");
   CHECK(operatorError("Y = B @ Z", env) == "1:9: size of index 'j' is unknown (dimension 2 of 'Z')");
   env.declare("Q", {4, 5, 6}, Format({Level::dense(), Level::compressed(), Level::dense()}));
-  CHECK(indexError("a(i) = Q(i,j,k)", env) == "1:8: format dsd of tensor 'Q' is not supported yet; only csr and dense");
+  CHECK(indexError("a(i) = Q(i,j,k)", env) ==
+        "1:8: format dsd of tensor 'Q' is not supported yet: level 2 is dense under another level; a dense level runs as the "
+        "first only");
   env.declare("Q", {4, 5, 6}, Format::csr());
   CHECK(indexError("a(i) = Q(i,j,k)", env) == "1:8: format csr of tensor 'Q' has 2 levels, but the tensor has rank 3");
 }

@@ -167,7 +167,7 @@ namespace {
 
 using Mat = Eigen::MatrixXd;
 
-Mat dense(const MarketData& d) {
+Mat dense(const TensorData& d) {
   if (const CsrMatrix* m = std::get_if<CsrMatrix>(&d)) {
     DenseTensor t = csrToDense(*m);
     return Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data.data(), t.shape[0], t.shape[1]);

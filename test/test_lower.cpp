@@ -222,6 +222,9 @@ TEST_CASE("kernel: inputs of the wrong format or shape are rejected by name") {
   TensorValues dense = in;
   dense["S"] = DenseTensor({5, 5});
   CHECK_THROWS_WITH_AS(k.run(dense), "kernel: input 'S' is declared csr but given dense", UserError);
+  TensorValues levels = in;
+  levels["S"] = csrToSparse(std::get<CsrMatrix>(in.at("S")));
+  CHECK_THROWS_WITH_AS(k.run(levels), "kernel: input 'S' is declared csr but given a SparseTensor: csr data is a CsrMatrix", UserError);
   // A kernel serves any matrix size: rows and columns come from S.
   KernelCase bigger = benchmarkKernels(randomCsr(9, 7, 0.5, 4), 4, 1)[0];
   Program resized = parseProgram(bigger.text, bigger.env);

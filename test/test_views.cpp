@@ -16,7 +16,7 @@ struct HostViews {
   std::map<std::string, std::vector<float>> floats;
   std::map<std::string, std::vector<double>> doubles;
 
-  void add(const std::string& name, const MarketData& value) {
+  void add(const std::string& name, const TensorData& value) {
     TensorView v;
     v.valueType = valueTypeOf(value);
     const std::vector<double>* values = nullptr;
@@ -54,10 +54,6 @@ struct HostViews {
     return doubles.at(name);
   }
 };
-
-std::vector<double> valuesOf(const MarketData& v) {
-  return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
-}
 
 }  // namespace
 

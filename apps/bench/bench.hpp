@@ -79,7 +79,7 @@ class Instance {
  public:
   virtual ~Instance() = default;
   virtual void run() = 0;
-  virtual MarketData result() const = 0;  // A after run(): csr with S's pattern, or dense
+  virtual TensorData result() const = 0;  // A after run(): csr with S's pattern, or dense
   virtual int threads() const = 0;        // threads the computation actually uses
   // False where the thread count is fixed by something else than omp_set_num_threads (Kokkos'
   // execution space): one measurement then serves every --threads value.
@@ -154,7 +154,7 @@ struct Agreement {
 };
 // got and want agree when they have the same structure (shape, or csr pattern), NaN and infinities
 // at the same places, and max|got-want| <= tolerance * max|want|.
-Agreement compareResults(const MarketData& got, const MarketData& want, double tolerance = 1e-9);
+Agreement compareResults(const TensorData& got, const TensorData& want, double tolerance = 1e-9);
 
 // --- timing -------------------------------------------------------------------------------------
 struct Timing {

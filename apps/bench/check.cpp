@@ -8,14 +8,18 @@ namespace react::bench {
 
 namespace {
 
-std::string shapeOf(const MarketData& m) {
+// "csr 4x5 with 7 stored entries", "dense 4 5", "csf 3x4x5 with 9 stored entries".
+std::string described(const TensorData& t) {
   std::ostringstream out;
-  if (const CsrMatrix* c = std::get_if<CsrMatrix>(&m)) {
-    out << "csr " << c->rows << "x" << c->cols << " with " << c->nnz() << " stored entries";
-  } else {
+  if (std::holds_alternative<DenseTensor>(t)) {
     out << "dense";
-    for (int64_t d : std::get<DenseTensor>(m).shape) out << " " << d;
+    for (int64_t d : shapeOf(t)) out << " " << d;
+    return out.str();
   }
+  out << formatOf(t).str() << " ";
+  const std::vector<int64_t> shape = shapeOf(t);
+  for (size_t d = 0; d < shape.size(); ++d) out << (d ? "x" : "") << shape[d];
+  out << " with " << valuesOf(t).size() << " stored entries";
   return out.str();
 }
 
@@ -29,22 +33,11 @@ Agreement mismatch(const std::string& detail) {
 
 }  // namespace
 
-Agreement compareResults(const MarketData& got, const MarketData& want, double tolerance) {
-  const std::vector<double>* g;
-  const std::vector<double>* w;
-  if (const CsrMatrix* cg = std::get_if<CsrMatrix>(&got)) {
-    const CsrMatrix* cw = std::get_if<CsrMatrix>(&want);
-    if (!cw || cg->rows != cw->rows || cg->cols != cw->cols || cg->rowptr != cw->rowptr || cg->col != cw->col)
-      return mismatch("structure differs: " + shapeOf(got) + " vs " + shapeOf(want) + " (or another pattern)");
-    g = &cg->val;
-    w = &cw->val;
-  } else {
-    const DenseTensor* dw = std::get_if<DenseTensor>(&want);
-    if (!dw || dw->shape != std::get<DenseTensor>(got).shape)
-      return mismatch("structure differs: " + shapeOf(got) + " vs " + shapeOf(want));
-    g = &std::get<DenseTensor>(got).data;
-    w = &dw->data;
-  }
+Agreement compareResults(const TensorData& got, const TensorData& want, double tolerance) {
+  if (!sameStructure(got, want))
+    return mismatch("structure differs: " + described(got) + " vs " + described(want) + " (or another pattern)");
+  const std::vector<double>* g = &valuesOf(got);
+  const std::vector<double>* w = &valuesOf(want);
   double scale = 0, worst = 0;
   size_t at = 0;
   for (size_t k = 0; k < g->size(); ++k) {

@@ -62,7 +62,7 @@ class EigenInstance : public Instance {
     }
   }
 
-  MarketData result() const override {
+  TensorData result() const override {
     if (kernel_ == "spmm_mm") return toDense(dense_);
     return fromEigen(a_);
   }

@@ -104,7 +104,7 @@ class KokkosKernelsInstance : public Instance {
     Kokkos::fence();
   }
 
-  MarketData result() const override {
+  TensorData result() const override {
     if (kernel_ == "spmm_mm") {
       DenseTensor t({static_cast<int64_t>(out_.extent(0)), static_cast<int64_t>(out_.extent(1))});
       for (int64_t i = 0; i < t.shape[0]; ++i)

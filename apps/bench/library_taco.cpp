@@ -193,7 +193,7 @@ class TacoInstance : public Instance {
     for (TacoStep& step : steps_) step.module->callFuncPacked("compute", step.arguments.data());
   }
 
-  MarketData result() const override {
+  TensorData result() const override {
     if (kernel_ == "spmm_mm") return dense_;
     CsrMatrix a = s_;
     a.val = a_.values;

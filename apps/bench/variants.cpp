@@ -118,7 +118,7 @@ class ReactInstance : public Instance {
  public:
   ReactInstance(const Kernel& k, const TensorValues& inputs) : bound_(k.bind(inputs)), kernel_(k) {}
   void run() override { bound_.run(); }
-  MarketData result() const override {
+  TensorData result() const override {
     return bound_.results().at("A");
   }
   // The Kokkos emitter runs on Kokkos' default execution space (Serial in Debian's Kokkos).

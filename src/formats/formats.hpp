@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <new>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -224,6 +225,28 @@ SparseTensor parseMatrixMarketSparse(const std::string& text, const std::string&
 void writeMatrixMarket(const std::string& path, const SparseTensor& t);
 ValueType valueTypeOf(const MarketData& v);
 void setValueType(MarketData& v, ValueType t);  // the tensor's setValueType
+
+// ---------------------------------------------------------------------------------------------
+// A tensor's data in the form its format has: a csr matrix as CsrMatrix (csr's arrays, which the
+// csr paths read as they are), a dense (row-major) tensor as DenseTensor, a tensor of any other
+// format as SparseTensor. A program's inputs and results (TensorValues) are of this kind.
+using TensorData = std::variant<CsrMatrix, DenseTensor, SparseTensor>;
+TensorData toTensorData(MarketData m);  // the same tensor
+ValueType valueTypeOf(const TensorData& v);
+void setValueType(TensorData& v, ValueType t);  // the tensor's setValueType
+// csr, dense of the tensor's rank, or the SparseTensor's format; and the shape.
+Format formatOf(const TensorData& v);
+std::vector<int64_t> shapeOf(const TensorData& v);
+// The stored values: csr's and a SparseTensor's one per stored position, a dense tensor's all.
+const std::vector<double>& valuesOf(const TensorData& v);
+std::vector<double>& valuesOf(TensorData& v);
+// Why `v` cannot be the data of a tensor declared with `format`, or nothing: another format
+// ("declared csf but given csr"), or the format's data in another form ("declared csr but given
+// a SparseTensor: csr data is a CsrMatrix").
+std::optional<std::string> dataFormMismatch(const TensorData& v, const Format& format);
+// The same form, format, shape and stored positions and coordinates: the values of one sit at
+// the positions of the other's (results to compare value by value).
+bool sameStructure(const TensorData& a, const TensorData& b);
 
 // ---------------------------------------------------------------------------------------------
 // FROSTT .tns files (docs/formats.md): one entry a line, its N 1-based coordinates and a value,

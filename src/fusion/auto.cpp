@@ -91,9 +91,12 @@ std::string AutoCandidate::label() const {
 }
 
 void requireStatistics(const Program& p, const InputStats& stats) {
-  for (const auto& [name, decl] : p.tensors)
-    if (decl.role == TensorRole::Input && decl.format.hasSparseLevel() && !stats.sparse.count(name))
-      throw UserError("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
+  for (const auto& [name, decl] : p.tensors) {
+    if (decl.role != TensorRole::Input || !decl.format.hasSparseLevel()) continue;
+    if (decl.format != Format::csr())
+      throw UserError("auto: input '" + name + "' is " + decl.format.str() + "; the cost model knows csr patterns only (choose a fusion mode)");
+    if (!stats.sparse.count(name)) throw UserError("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
+  }
 }
 
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine) {

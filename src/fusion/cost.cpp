@@ -59,16 +59,27 @@ Polynomial monomial(std::vector<std::string> symbols, double coeff) {
   return p;
 }
 
-// Iterations of the loops on `path`: a sparse loop over S under row index r replaces N_r by nnz(S).
-std::vector<std::string> tripSymbols(const TreePath& path) {
+// Iterations of the loops on `path`: a sparse loop over level l of S under row index r replaces
+// the count of r's loop (N_r, or the positions of level l-1) by the positions of level l.
+std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
   std::vector<std::string> symbols;
+  std::map<std::string, std::string> countOf;  // index -> the symbol its loop counts
   for (const TreeNode* n : path)
-    if (n->kind == NodeKind::Index && n->loop.kind == LoopKind::Dense) symbols.push_back(extentSymbol(n->loop.index));
+    if (n->kind == NodeKind::Index && n->loop.kind == LoopKind::Dense) {
+      symbols.push_back(extentSymbol(n->loop.index));
+      countOf[n->loop.index] = symbols.back();
+    }
   for (const TreeNode* n : path) {
     if (n->kind != NodeKind::Index || n->loop.kind != LoopKind::Sparse) continue;
-    auto row = std::find(symbols.begin(), symbols.end(), extentSymbol(n->loop.parentIndex));
-    if (row != symbols.end()) symbols.erase(row);
-    symbols.push_back("nnz(" + n->loop.pattern + ")");
+    const IndexLoop& loop = n->loop;
+    auto parent = countOf.find(loop.parentIndex);
+    if (parent != countOf.end()) {
+      auto row = std::find(symbols.begin(), symbols.end(), parent->second);
+      if (row != symbols.end()) symbols.erase(row);
+    }
+    const bool last = loop.level == t.tensor(loop.pattern).decl.format.rank() - 1;
+    symbols.push_back((last ? "nnz(" : "nnz" + std::to_string(loop.level) + "(") + loop.pattern + ")");
+    countOf[loop.index] = symbols.back();
   }
   return symbols;
 }
@@ -155,7 +166,7 @@ CostReport analyzeCost(const IndexTree& t) {
   CostReport r;
   visitTree(t.root, [&](const TreeNode& n, const TreePath& path) {
     if (n.kind != NodeKind::Compute) return;
-    std::vector<std::string> trips = tripSymbols(path);
+    std::vector<std::string> trips = tripSymbols(t, path);
     bool acc = n.accumulates();
     r.flops += monomial(trips, operatorCount(n.stmt.rhs) + (acc ? 1 : 0));
     r.reads += monomial(trips, static_cast<double>(accesses(n.stmt.rhs).size()) + (acc ? 1 : 0));

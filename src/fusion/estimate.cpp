@@ -87,7 +87,7 @@ class Estimator {
   }
 
   void compute(const TreeNode& n, const TreePath& path, NestCost& nest) {
-    double trips = evaluate(fusion::tripSymbols(path));
+    double trips = evaluate(fusion::tripSymbols(t_, path));
     std::vector<std::string> sparseCoordinates;
     const TreeNode* innermost = nullptr;
     for (const TreeNode* a : path) {

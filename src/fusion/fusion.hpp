@@ -207,7 +207,8 @@ struct AutoDecision {
 // leaves decideFusion (an InternalError is react's bug, never a rejection).
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
-// What decideFusion first checks: every csr input has statistics (else react::UserError naming it).
+// What decideFusion first checks: every sparse input is csr (the cost model knows csr patterns
+// only) and has statistics (else react::UserError naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
 

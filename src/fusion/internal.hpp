@@ -43,10 +43,12 @@ IndexTree rewriteSingleStatementChains(
     const IndexTree& t, const std::function<std::vector<Statement>(IndexTree&, const Statement&)>& rewrite);
 
 // cost.cpp: "N<INDEX>" for an index's extent; a monomial; the trip-count symbols of the loops on
-// `path` (a sparse loop replaces its row index's extent by nnz of its pattern); operators in `e`.
+// `path` in `t` (a sparse loop replaces the count of the loop over the level above, its row
+// index's extent or that level's positions, by the positions of its own level: nnz of its pattern
+// for the last level, "nnz<l>(P)" for a level l above the last, csf's fibres); operators in `e`.
 std::string extentSymbol(const std::string& index);
 Polynomial monomial(std::vector<std::string> symbols, double coeff);
-std::vector<std::string> tripSymbols(const TreePath& path);
+std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path);
 int operatorCount(const Expr& e);
 
 }  // namespace react::fusion

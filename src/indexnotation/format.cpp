@@ -7,8 +7,30 @@ namespace react {
 
 std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format) {
   // What the index tree, the interpreter and the lowering can run: later formats add cases here.
-  if (format == Format::dense(format.rank()) || format == Format::csr()) return std::nullopt;
-  return "format " + format.str() + " of tensor '" + tensor + "' is not supported yet; only csr and dense";
+  const std::string what = "format " + format.str() + " of tensor '" + tensor + "' is not supported yet: ";
+  if (!format.hasSparseLevel()) {
+    // Lowering addresses a dense tensor in row-major order of its logical dimensions.
+    if (format == Format::dense(format.rank())) return std::nullopt;
+    return what + "a dense tensor is stored row-major (no mode ordering)";
+  }
+  for (int l = 0; l < format.rank(); ++l) {
+    const Level& level = format.level(l);
+    // A loop over a level that repeats a coordinate (coo's) visits that coordinate once per
+    // repeat, and a fused loop nest computes a whole row at each visit.
+    if (level.kind == LevelKind::Singleton || !level.unique)
+      return what + "level " + std::to_string(l) + " is " + level.str() + "; the levels run are dense and compressed";
+    // A level under a dense one finds its parent's position from every coordinate above it,
+    // which a loop does not record.
+    if (level.kind == LevelKind::Dense && l > 0)
+      return what + "level " + std::to_string(l) + " is dense under another level; a dense level runs as the first only";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unsupportedResultFormat(const std::string& tensor, const Format& format) {
+  if (auto unsupported = unsupportedFormat(tensor, format)) return unsupported;
+  if (!format.hasSparseLevel() || format == Format::csr()) return std::nullopt;
+  return "result '" + tensor + "' of format " + format.str() + " is not supported yet; a result is csr or dense";
 }
 
 int opArity(Op op) {

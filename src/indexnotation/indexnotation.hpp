@@ -20,10 +20,15 @@ namespace react {
 
 // Formats of a tensor variable: react::Format (formats/levels.hpp), levels and a mode ordering.
 // Every format can be declared, printed and parsed; the stages after this one (index tree,
-// fusion, interpreter, lowering) run dense (row-major) and csr today. Returns the user error for
-// any other, "format csc of tensor 'S' is not supported yet; only csr and dense", or nothing.
-// Every front end checks it (splitStatements); react-gen also for a tensor it loads.
+// fusion, interpreter, lowering) run row-major dense and the sparse formats whose levels are
+// compressed (unique), with a dense level as the first only: csr, csc, dcsr, csf (any mode
+// ordering). Returns the user error for any other ("format coo of tensor 'S' is not supported
+// yet: level 0 is compressed-nonunique; ..."), or nothing. Every front end checks it
+// (splitStatements); react-gen also for a tensor it loads.
 std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format);
+// The same for a result (an Output): of the sparse formats, only csr ("result 'A' of format csc
+// is not supported yet; a result is csr or dense"). Format inference checks every result.
+std::optional<std::string> unsupportedResultFormat(const std::string& tensor, const Format& format);
 
 enum class TensorRole { Input, Output, Temporary };
 

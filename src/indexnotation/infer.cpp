@@ -4,8 +4,7 @@
 namespace react::detail {
 namespace {
 
-// Stored at a pattern's positions: the stored-entry semantics apply (checkProgram let only csr
-// through, so the messages say csr).
+// Stored at a pattern's positions: the stored-entry semantics apply.
 bool atPattern(const TensorDecl& d) { return d.format.hasSparseLevel(); }
 
 class FormatInference {
@@ -18,45 +17,48 @@ class FormatInference {
     bool copy = rhs->op == Op::Access || rhs->op == Op::Literal;
     SourcePos where = copy ? s.pos : rhs->pos;
     std::string what = quoted(opName(rhs->op));
-    std::vector<const ExprNode*> csr, dense;
-    for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? csr : dense).push_back(a);
+    std::vector<const ExprNode*> sparse, dense;
+    for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? sparse : dense).push_back(a);
+    // Messages name the operands' format: "csr", "csf"; "sparse" for two of different formats.
+    auto formatOf = [&](const ExprNode* a) { return out_.tensors.at(a->tensor).format.str(); };
+    auto formatsOf = [&](const ExprNode* a, const ExprNode* b) { return formatOf(a) == formatOf(b) ? formatOf(a) : "sparse"; };
 
-    std::string pattern;  // empty: the result is dense
+  std::string pattern;  // empty: the result is dense
     Format patternFormat;  // else it is stored as its pattern is
-    if (!csr.empty()) {
-      const ExprNode* first = csr[0];
+    if (!sparse.empty()) {
+      const ExprNode* first = sparse[0];
       const std::string& p0 = out_.tensors.at(first->tensor).pattern;
       bool reduced = !s.reductionIndices().empty();
-      for (const ExprNode* c : csr) {
+      for (const ExprNode* c : sparse) {
         bool samePattern = out_.tensors.at(c->tensor).pattern == p0;
         if (reduced && !(samePattern && c->indices == first->indices))
-          return illegal(where, "contraction of two csr operands (" + quoted(first->tensor) + " and " + quoted(c->tensor) +
-                                    ") is not supported");
+          return illegal(where, "contraction of two " + formatsOf(first, c) + " operands (" + quoted(first->tensor) + " and " +
+                                    quoted(c->tensor) + ") is not supported");
         if (!samePattern)
-          return illegal(where, what + " combines csr operands with different patterns: " + quoted(first->tensor) +
-                                    " and " + quoted(c->tensor));
+          return illegal(where, what + " combines " + formatsOf(first, c) + " operands with different patterns: " +
+                                    quoted(first->tensor) + " and " + quoted(c->tensor));
         if (c->indices != first->indices)
-          return illegal(where, "csr operands of " + what + " are accessed with different indices");
+          return illegal(where, formatsOf(first, c) + " operands of " + what + " are accessed with different indices");
       }
       if (!reduced && !copy && rhs->op != Op::Mul)
         for (const ExprNode* d : dense)
           if (coversResult(s, *d))
-            return illegal(where, what + " of csr " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
+            return illegal(where, what + " of " + formatOf(first) + " " + quoted(first->tensor) + " and dense " + quoted(d->tensor) +
                                       " is not supported: it would need a dense result (only '*' keeps the pattern)");
-      // A max over a csr operand spread over more indices would have to include the implicit
+      // A max over a sparse operand spread over more indices would have to include the implicit
       // zeros a product makes there; only sums (where they add nothing) may do that.
       if (reduced && s.reduce == ReduceOp::Max)
         for (const std::string& i : freeIndices(rhs))
           if (!contains(first->indices, i))
-            return illegal(where, "max reduction over csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
-                                      " is not supported");
-      // Stored-entry semantics need a csr result; only '*' may spread a csr operand over more
-      // indices (its result is exactly zero where the operand has no entry).
+            return illegal(where, "max reduction over " + formatOf(first) + " " + quoted(first->tensor) + " broadcast over index " +
+                                      quoted(i) + " is not supported");
+      // Stored-entry semantics need a result at the pattern; only '*' may spread a sparse operand
+      // over more indices (its result is exactly zero where the operand has no entry).
       if (!reduced && !copy && rhs->op != Op::Mul)
         for (const std::string& i : s.lhsIndices)
           if (!contains(first->indices, i))
-            return illegal(where, what + " of csr " + quoted(first->tensor) + " broadcast over index " + quoted(i) +
-                                      " is not supported (only '*' may broadcast a csr operand)");
+            return illegal(where, what + " of " + formatOf(first) + " " + quoted(first->tensor) + " broadcast over index " +
+                                      quoted(i) + " is not supported (only '*' may broadcast a " + formatOf(first) + " operand)");
       if (!reduced && s.lhsIndices == first->indices) {
         pattern = p0;
         patternFormat = out_.tensors.at(first->tensor).format;
@@ -82,6 +84,9 @@ class FormatInference {
       return illegal(s.pos, quoted(s.lhs) + " is declared " + d.format.str() + " but its value is dense here");
     if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
     d.pattern = atPattern(d) ? pattern : "";
+    if (d.role == TensorRole::Output)
+      if (auto unsupported = unsupportedResultFormat(s.lhs, d.format))
+        return illegal(s.pos, *unsupported + (fixed ? "" : " (the format of its pattern '" + pattern + "'; declare it dense)"));
     return {};
   }
 

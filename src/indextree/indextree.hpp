@@ -146,10 +146,12 @@ class DependenceGraph {
 };
 
 // The golden model: executes any index tree (fused or not) on formats data, slowly but exactly.
-// `inputs` maps every input tensor to a CsrMatrix (csr) or DenseTensor (dense); other formats
-// have no data form yet and are an error. Sparse loops ask the level they iterate for their
-// bounds. Returns every Output tensor: CSR outputs share their pattern's rowptr/col.
-using TensorValues = std::map<std::string, MarketData>;
+// `inputs` maps every input tensor to its data in the form TensorData gives its format (a
+// CsrMatrix for csr, a DenseTensor for dense, a SparseTensor for any other); data of another
+// format or form, or a SparseTensor that does not validate, is an error naming the input. Sparse
+// loops ask the level they iterate for their bounds. Returns every Output tensor: one stored at a
+// pattern shares the pattern's structure (csr's rowptr and col, a SparseTensor's levels).
+using TensorValues = std::map<std::string, TensorData>;
 TensorValues interpret(const IndexTree& t, const TensorValues& inputs);
 
 }  // namespace react

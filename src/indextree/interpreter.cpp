@@ -38,17 +38,26 @@ struct PatternLevel {
   }
 };
 
-// An input stored at a pattern: the data as given (csr outputs share its rowptr and col) and its
-// structure level by level. Only csr data exists today: levels dense (rows) and compressed.
+// An input stored at a pattern: the data as given (results stored at its positions share its
+// structure: csr's rowptr and col, a SparseTensor's levels) and its structure level by level.
 struct Pattern {
-  CsrMatrix csr;
+  TensorData data;
   std::vector<PatternLevel> levels;
 };
 
-Pattern patternOf(const CsrMatrix& m) {
-  Pattern p{m, {}};
-  p.levels.push_back(PatternLevel{Level::dense(), m.rows, {}, {}});
-  p.levels.push_back(PatternLevel{Level::compressed(), m.cols, m.rowptr, std::vector<int64_t>(m.col.begin(), m.col.end())});
+Pattern patternOf(const TensorData& v) {
+  Pattern p{v, {}};
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
+    p.levels.push_back(PatternLevel{Level::dense(), m->rows, {}, {}});
+    p.levels.push_back(PatternLevel{Level::compressed(), m->cols, m->rowptr, std::vector<int64_t>(m->col.begin(), m->col.end())});
+    return p;
+  }
+  const SparseTensor& t = std::get<SparseTensor>(v);
+  for (int l = 0; l < t.rank(); ++l) {
+    const LevelArrays& a = t.levels[static_cast<size_t>(l)];
+    p.levels.push_back(PatternLevel{t.format.level(l), t.shape[static_cast<size_t>(t.format.dimension(l))], a.pos,
+                                    std::vector<int64_t>(a.crd.begin(), a.crd.end())});
+  }
   return p;
 }
 
@@ -76,10 +85,10 @@ class Interpreter {
       if (s.decl.role != TensorRole::Output) continue;
       const Storage& st = store_.at(name);
       if (s.decl.format.hasSparseLevel()) {
-        CsrMatrix m = patterns_.at(s.decl.pattern).csr;
-        m.val = st.values;
-        m.valueType = s.decl.valueType;
-        out[name] = m;
+        TensorData result = patterns_.at(s.decl.pattern).data;
+        valuesOf(result) = st.values;
+        setValueType(result, s.decl.valueType);  // the values are of that type already
+        out[name] = std::move(result);
       } else {
         DenseTensor d(s.decl.shape);
         d.data = st.values;
@@ -116,25 +125,19 @@ class Interpreter {
   void bindInput(const std::string& name, const TensorStorage& s, const TensorValues& inputs) {
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("interpreter: no value given for input '" + name + "'");
-    // The data forms that exist: csr for csr, row-major arrays for dense. Later formats add cases.
-    if (s.decl.format == Format::csr()) {
-      const CsrMatrix* m = std::get_if<CsrMatrix>(&it->second);
-      if (!m) throw UserError("interpreter: input '" + name + "' is declared csr but given dense");
-      if (m->rows != s.decl.shape[0] || m->cols != s.decl.shape[1])
-        throw UserError("interpreter: input '" + name + "' has the wrong shape");
-      patterns_[name] = patternOf(*m);
-      store_[name] = Storage{m->val, s.decl.format, s.decl.shape, s.kept};
-      roundValues(store_.at(name).values, s.decl.valueType);
-      return;
+    const TensorData& v = it->second;
+    if (auto why = dataFormMismatch(v, s.decl.format)) throw UserError("interpreter: input '" + name + "' " + *why);
+    if (shapeOf(v) != s.decl.shape) throw UserError("interpreter: input '" + name + "' has the wrong shape");
+    if (const SparseTensor* t = std::get_if<SparseTensor>(&v)) {
+      try {  // its arrays are read unchecked
+        t->validate();
+      } catch (const UserError& e) {
+        throw UserError("interpreter: input '" + name + "': " + e.what());
+      }
     }
-    if (s.decl.format != Format::dense(s.decl.rank()))
-      throw UserError("interpreter: input '" + name + "' has format " + s.decl.format.str() + ", which has no data form yet");
-    const DenseTensor* d = std::get_if<DenseTensor>(&it->second);
-    if (!d) throw UserError("interpreter: input '" + name + "' is declared dense but given csr");
-    if (d->shape != s.decl.shape) throw UserError("interpreter: input '" + name + "' has the wrong shape");
-    allocate(name, s, 0.0);
-    store_[name].values = d->data;
-    roundValues(store_[name].values, s.decl.valueType);
+    if (s.decl.format.hasSparseLevel()) patterns_[name] = patternOf(v);
+    store_[name] = Storage{valuesOf(v), s.decl.format, s.decl.shape, s.kept};
+    roundValues(store_.at(name).values, s.decl.valueType);
   }
 
   // An input is read as its declared type, whatever type its values were given in (as the kernel

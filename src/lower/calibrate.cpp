@@ -187,7 +187,7 @@ CsrMatrix sparsePattern(int64_t rows) {
 TensorValues inputsOf(const CalibrationProgram& program) {
   TensorValues inputs;
   for (const Declaration& d : program.inputs)
-    inputs[d.name] = d.format.hasSparseLevel() ? MarketData(sparsePattern(d.shape[0])) : MarketData(DenseTensor(d.shape, 0.5));
+    inputs[d.name] = d.format.hasSparseLevel() ? TensorData(sparsePattern(d.shape[0])) : TensorData(DenseTensor(d.shape, 0.5));
   return inputs;
 }
 

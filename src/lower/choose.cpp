@@ -6,9 +6,11 @@ namespace react {
 
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
   if (options.fusion) return *options.fusion;
-  if (options.stats) return FusionMode::Auto;
-  for (const std::string& name : p.inputs())
-    if (p.tensor(name).format.hasSparseLevel()) return FusionMode::React;  // auto would have no statistics
+  for (const std::string& name : p.inputs()) {
+    const Format& f = p.tensor(name).format;
+    // auto's cost model knows csr patterns only, from their statistics
+    if (f.hasSparseLevel() && (f != Format::csr() || !options.stats)) return FusionMode::React;
+  }
   return FusionMode::Auto;
 }
 

@@ -67,25 +67,20 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
 }
 
 std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
-  TensorViews shapes;
-  for (const auto& [name, value] : inputs) {
-    TensorView& v = shapes[name];
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&value)) {
-      v.csr = true;
-      v.shape = {m->rows, m->cols};
-    } else {
-      v.shape = std::get<DenseTensor>(value).shape;
-    }
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string& name : loops_.args) {
+    const TensorDecl& d = loops_.tensors.at(name).decl;
+    if (d.role != TensorRole::Input) continue;
+    auto it = inputs.find(name);
+    if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
+    if (auto why = dataFormMismatch(it->second, d.format)) throw UserError("kernel: input '" + name + "' " + *why);
+    shapes[name] = shapeOf(it->second);
   }
-  return sizesFor(shapes);
+  return sizesForShapes(shapes);
 }
 
 std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const {
-  std::map<std::string, int64_t> sizes = tree_.indexSizes;
-  std::set<std::string> fromInputs;
-  auto runtime = [&](const std::string& index) {
-    return std::find(loops_.runtimeSizes.begin(), loops_.runtimeSizes.end(), index) != loops_.runtimeSizes.end();
-  };
+  std::map<std::string, std::vector<int64_t>> shapes;
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = loops_.tensors.at(name).decl;
     if (d.role != TensorRole::Input) continue;
@@ -93,7 +88,18 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const
     if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
     if (it->second.csr && !d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
     if (!it->second.csr && d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
-    const std::vector<int64_t>& shape = it->second.shape;
+    shapes[name] = it->second.shape;
+  }
+  return sizesForShapes(shapes);
+}
+
+std::map<std::string, int64_t> Kernel::sizesForShapes(const std::map<std::string, std::vector<int64_t>>& inputs) const {
+  std::map<std::string, int64_t> sizes = tree_.indexSizes;
+  std::set<std::string> fromInputs;
+  auto runtime = [&](const std::string& index) {
+    return std::find(loops_.runtimeSizes.begin(), loops_.runtimeSizes.end(), index) != loops_.runtimeSizes.end();
+  };
+  for (const auto& [name, shape] : inputs) {
     auto dims = loops_.dimIndices.find(name);
     if (dims == loops_.dimIndices.end()) continue;  // declared but never read
     if (shape.size() != dims->second.size())
@@ -151,11 +157,6 @@ struct FloatCopies {
 };
 
 namespace {
-template <typename Data>  // MarketData, const or not
-auto& valuesOf(Data& v) {
-  return std::holds_alternative<CsrMatrix>(v) ? std::get<CsrMatrix>(v).val : std::get<DenseTensor>(v).data;
-}
-
 // The float array of a float32 tensor: its values rounded to float32 (exact when they already are).
 std::vector<float>& floatArray(FloatCopies& floats, const std::string& name, const std::vector<double>& values) {
   const std::string what = "tensor '" + name + "' as float32 (" + extentsText({static_cast<int64_t>(values.size())}, "floats") + ")";
@@ -234,7 +235,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
       sizes, [&](const std::string& pattern) { return std::get<CsrMatrix>(inputs.at(pattern)).nnz(); }, false);
   if (!loops_.transposedInputs.empty()) b.prepared = std::make_shared<TensorValues>();
   for (const auto& [name, input] : loops_.transposedInputs) {
-    const MarketData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputs.at(input)), name)).first->second;
+    const TensorData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputs.at(input)), name)).first->second;
     b.preparedBytes += static_cast<int64_t>(sizeof(double)) * std::get<DenseTensor>(t).size();
   }
   b.temporaries = temporaries.what;
@@ -246,7 +247,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = loops_.tensors.at(name).decl;
     const bool isOutput = d.role == TensorRole::Output;
-    const MarketData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputs.at(name);
+    const TensorData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputs.at(name);
     const std::vector<double>& values = valuesOf(v);
     ReactTensor t{const_cast<double*>(values.data()), nullptr, nullptr, static_cast<int64_t>(values.size())};
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {

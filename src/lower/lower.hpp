@@ -122,7 +122,7 @@ std::vector<std::string> splitWords(const std::string& text);  // on blanks; quo
 struct CompileOptions {
   // Unset: the default, auto where it can decide (the statistics of every csr input are known:
   // `stats` is set, or Kernel::compile is given the inputs; a program without csr inputs needs
-  // none), else react. fusionModeOf says which.
+  // none; auto's cost model knows no other sparse format), else react. fusionModeOf says which.
   std::optional<FusionMode> fusion;
   Target target = Target::OpenMP;
   EmitOptions emit;
@@ -287,6 +287,8 @@ class Kernel {
   };
   TemporaryStorage temporaryStorage(const std::map<std::string, int64_t>& sizes,
                                     const std::function<int64_t(const std::string&)>& patternNnz, bool withPrepared) const;
+  // sizesFor of the inputs' shapes, by name (the callers check their formats).
+  std::map<std::string, int64_t> sizesForShapes(const std::map<std::string, std::vector<int64_t>>& inputs) const;
 
   IndexTree tree_;
   LoopProgram loops_;

@@ -233,8 +233,14 @@ class TreeLowering {
 
 LoopProgram lowerToLoops(const IndexTree& t) {
   // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
-  for (const auto& [name, s] : t.tensors)
-    if (auto unsupported = unsupportedFormat(name, s.decl.format)) throw UserError("lowering: " + *unsupported);
+  for (const auto& [name, s] : t.tensors) {
+    const Format& f = s.decl.format;
+    auto unsupported = s.decl.role == TensorRole::Output ? unsupportedResultFormat(name, f) : unsupportedFormat(name, f);
+    if (unsupported) throw UserError("lowering: " + *unsupported);
+    // The kernel ABI passes one pos/crd pair per tensor (lower/abi.h).
+    if (f.hasSparseLevel() && f != Format::csr())
+      throw UserError("lowering: format " + f.str() + " of tensor '" + name + "' runs in the interpreter only yet; kernels take csr and dense");
+  }
   LoopProgram p;
   p.tensors = t.tensors;
   p.indexSizes = t.indexSizes;

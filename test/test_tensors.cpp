@@ -1,0 +1,219 @@
+// Sparse tensors beyond csr through the pipeline (issue 21): MTTKRP on csf 3-tensors and the
+// csr kernels on csc and dcsr matrices, through the interpreter against the dense reference in
+// every fusion mode; the formats and results the front end refuses, and the data it is given.
+#include "lower/lower.hpp"
+#include "support.hpp"
+
+#include "indexnotation_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace react;
+using namespace react::test;
+
+namespace {
+
+const FusionMode kModes[] = {FusionMode::None, FusionMode::Maximal, FusionMode::React};
+
+// A program over inputs of any format, and the dense reference's results for it.
+struct TensorCase {
+  std::string text, what;
+  Environment env;
+  TensorValues inputs;
+
+  void declare(const std::string& name, TensorData value) {
+    env.declare(name, shapeOf(value), formatOf(value), valueTypeOf(value));
+    inputs[name] = std::move(value);
+  }
+  Program program() const { return parseIndexNotation(text, env); }
+  TensorValues reference() const { return referenceEvaluate(parseIndexNotationStatements(text), program(), inputs); }
+};
+
+// A = B(i,k,l) C(k,j) D(l,j) (in both association orders) with B in `format`: a power-law
+// tensor (empty slices and fibres, a few long ones).
+std::vector<TensorCase> mttkrpCases(const Format& format, uint64_t seed) {
+  const int64_t ni = 9, nk = 7, nl = 8, nj = 5;
+  SparseTensor b = convertFormat(powerLawTensor({ni, nk, nl}, 60, seed), format);
+  std::vector<TensorCase> cases;
+  for (const char* text : {"A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)"}) {
+    TensorCase c;
+    c.text = text;
+    c.what = std::string(text) + " with B " + format.str();
+    c.declare("B", b);
+    c.declare("C", randomPositive({nk, nj}, seed + 1));
+    c.declare("D", randomPositive({nl, nj}, seed + 2));
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// SpMM and the four benchmark kernels with S in `format` and the result declared dense (a
+// result of a sparse format other than csr is refused).
+std::vector<TensorCase> matrixCases(const Format& format, const CsrMatrix& s, uint64_t seed) {
+  const int64_t n = 4;
+  const std::pair<const char*, const char*> kernels[] = {
+      {"spmm", "A(i,h) = S(i,j) * E(j,h)"},
+      {"sddmm", "A(i,j) = S(i,j) * B(i,k) * C(k,j)"},
+      {"spmm_mm", "A(i,h) = S(i,j) * E(j,k) * F(k,h)"},
+      {"norm_row", "A(i,j) = S(i,j) / sum(S(i,k), k)"},
+      {"softmax", "A(i,j) = exp(S(i,j)) / sum(exp(S(i,k)), k)"},
+  };
+  std::vector<TensorCase> cases;
+  for (const auto& [name, text] : kernels) {
+    TensorCase c;
+    c.text = text;
+    c.what = std::string(name) + " with S " + format.str();
+    c.declare("S", format == Format::csr() ? TensorData(s) : TensorData(convertFormat(csrToSparse(s), format)));
+    c.declare("B", randomPositive({s.rows, n}, seed + 1));
+    c.declare("C", randomPositive({n, s.cols}, seed + 2));
+    c.declare("E", randomPositive({s.cols, n}, seed + 3));
+    c.declare("F", randomPositive({n, n + 1}, seed + 4));
+    const bool rowsByDense = std::string(name) == "spmm" || std::string(name) == "spmm_mm";
+    c.env.declare("A", {s.rows, rowsByDense ? (std::string(name) == "spmm" ? n : n + 1) : s.cols}, Format::dense(2));
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+void checkInterpreter(const TensorCase& c) {
+  Program p = c.program();
+  TensorValues want = c.reference();
+  for (FusionMode mode : kModes) {
+    INFO(c.what << ", fusion " << toString(mode));
+    requireClose(p, interpret(fuse(p, mode), c.inputs), want, "interpreter");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tensors: MTTKRP on a csf 3-tensor, any mode ordering, through the interpreter equals the dense reference") {
+  const Format formats[] = {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3)};
+  uint64_t seed = 1;
+  for (const Format& f : formats)
+    for (const TensorCase& c : mttkrpCases(f, seed += 10)) checkInterpreter(c);
+}
+
+TEST_CASE("tensors: MTTKRP of a csf tensor without entries is zero") {
+  CooTensor none;
+  none.shape = {9, 7, 8};
+  none.crd.resize(3);
+  TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
+  c.declare("B", cooToSparse(none, Format::csf(3)));
+  checkInterpreter(c);
+  const TensorValues got = interpret(fuse(c.program(), FusionMode::React), c.inputs);
+  const std::vector<double>& a = valuesOf(got.at("A"));
+  CHECK(std::all_of(a.begin(), a.end(), [](double x) { return x == 0; }));
+}
+
+TEST_CASE("tensors: the four kernels on csc and dcsr matrices through the interpreter equal the dense reference") {
+  for (const CsrMatrix& s : {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2), randomCsr(6, 6, 0.1, 3)})
+    for (const Format& f : {Format::csc(), Format::dcsr()})
+      for (const TensorCase& c : matrixCases(f, s, 5)) checkInterpreter(c);
+}
+
+TEST_CASE("tensors: the cost report counts a nested level's positions once") {
+  TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
+  CHECK(analyzeCost(fuse(c.program(), FusionMode::Maximal)).flops.str() == "3*NJ*nnz(B)");
+  // A statement at level 1 runs once per (i,k) fibre: nnz1(B).
+  c.text = "A(i,k) = B(i,k,l)";
+  CHECK(analyzeCost(fuse(c.program(), FusionMode::None)).flops.str() == "nnz(B)");
+  // dcsr: the loop over level 1 replaces the count of level 0's, the rows with entries.
+  TensorCase m;
+  m.text = "A(i,j) = S(i,j) * u(i)";
+  m.declare("S", convertFormat(csrToSparse(randomCsr(5, 5, 0.5, 1)), Format::dcsr()));
+  m.declare("u", randomPositive({5}, 2));
+  m.env.declare("A", {5, 5}, Format::dense(2));
+  CHECK(analyzeCost(fuse(m.program(), FusionMode::None)).flops.str() == "nnz(S)");
+  m.text = "a(i) = S(i,j)";
+  CHECK(analyzeCost(fuse(m.program(), FusionMode::None)).flops.str() == "nnz(S)");
+}
+
+TEST_CASE("tensors: auto's cost model knows csr only; the default mode of another sparse format is react") {
+  TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
+  Program p = c.program();
+  CompileOptions o;
+  CHECK((fusionModeOf(p, o) == FusionMode::React));
+  o.stats = inputStats(c.inputs);
+  CHECK((fusionModeOf(p, o) == FusionMode::React));
+  CHECK(errorOf([&] { requireStatistics(p, *o.stats); }) ==
+        "auto: input 'B' is csf; the cost model knows csr patterns only (choose a fusion mode)");
+}
+
+TEST_CASE("tensors: formats and results that do not run are user errors naming the tensor") {
+  Environment env;
+  env.declare("C", {5, 4}, Format::dense(2));
+  auto declared = [&](const std::string& format, int rank, const std::string& text) {
+    Environment e = env;
+    e.declare("S", rank == 2 ? std::vector<int64_t>{4, 5} : std::vector<int64_t>{4, 5, 3}, parseFormat(format, rank));
+    return indexError(text, e);
+  };
+  CHECK(declared("coo", 2, "A(i,h) = S(i,j) * C(j,h)") ==
+        "1:10: format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels run are dense "
+        "and compressed");
+  CHECK(declared("sq", 2, "A(i,h) = S(i,j) * C(j,h)") ==
+        "1:10: format sq of tensor 'S' is not supported yet: level 1 is singleton; the levels run are dense and compressed");
+  CHECK(declared("sd", 2, "A(i,h) = S(i,j) * C(j,h)") ==
+        "1:10: format sd of tensor 'S' is not supported yet: level 1 is dense under another level; a dense level runs "
+        "as the first only");
+  CHECK(declared("sds", 3, "A(i,j,l) = S(i,j,l)") ==
+        "1:12: format sds of tensor 'S' is not supported yet: level 1 is dense under another level; a dense level runs "
+        "as the first only");
+  CHECK(declared("dd:1,0", 2, "A(i,h) = S(i,j) * C(j,h)") ==
+        "1:10: format dd:1,0 of tensor 'S' is not supported yet: a dense tensor is stored row-major (no mode ordering)");
+  // A result at the positions of a csc, dcsr or csf pattern: refused, inferred or declared.
+  CHECK(declared("csc", 2, "A(i,j) = S(i,j) * 2") ==
+        "1:1: result 'A' of format csc is not supported yet; a result is csr or dense (the format of its pattern 'S'; "
+        "declare it dense)");
+  CHECK(declared("csf", 3, "A(i,j,l) = exp(S(i,j,l))") ==
+        "1:1: result 'A' of format csf is not supported yet; a result is csr or dense (the format of its pattern 'S'; "
+        "declare it dense)");
+  Environment e = env;
+  e.declare("S", {4, 5}, Format::dcsr());
+  e.declare("A", {4, 5}, Format::dcsr());
+  CHECK(indexError("A(i,j) = S(i,j) * 2", e) == "1:1: result 'A' of format dcsr is not supported yet; a result is csr or dense");
+  e.declare("A", {4, 5}, Format::dense(2));
+  CHECK(indexError("A(i,j) = S(i,j) * 2", e).empty());
+  // The operators' rules name the operands' format.
+  e.declare("R", {4, 5}, Format::csc());
+  CHECK(indexError("A(i,j) = S(i,j) * C(j,i)", e).empty());
+  CHECK(indexError("A(i,j) = S(i,j) * R(i,j)", e) == "1:17: '*' combines sparse operands with different patterns: 'S' and 'R'");
+  e.declare("D", {4, 5}, Format::dense(2));
+  CHECK(indexError("A(i,j) = S(i,j) + D(i,j)", e) ==
+        "1:17: '+' of dcsr 'S' and dense 'D' is not supported: it would need a dense result (only '*' keeps the pattern)");
+}
+
+TEST_CASE("tensors: the interpreter takes each format's data in its form, validated, and names the input") {
+  TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
+  const IndexTree tree = fuse(c.program(), FusionMode::React);
+  auto given = [&](const std::string& name, TensorData value) {
+    TensorValues inputs = c.inputs;
+    inputs[name] = std::move(value);
+    return errorOf([&] { interpret(tree, inputs); });
+  };
+  const SparseTensor b = std::get<SparseTensor>(c.inputs.at("B"));
+  CHECK(given("B", convertFormat(b, parseFormat("sss:1,0,2", 3))) == "interpreter: input 'B' is declared csf but given sss:1,0,2");
+  CHECK(given("B", sparseToDense(b)) == "interpreter: input 'B' is declared csf but given dense");
+  CHECK(given("C", csrToSparse(denseToCsr(std::get<DenseTensor>(c.inputs.at("C"))))) ==
+        "interpreter: input 'C' is declared dense but given csr");
+  CHECK(given("C", DenseTensor({4, 5, 1})) == "interpreter: input 'C' is declared dense of rank 2 but given dense of rank 3");
+  CHECK(given("C", denseToSparse(std::get<DenseTensor>(c.inputs.at("C")), Format::dense(2))) ==
+        "interpreter: input 'C' is declared dense but given a SparseTensor: dense data is a DenseTensor");
+  SparseTensor broken = b;
+  broken.levels[2].crd[0] = 99;
+  CHECK(given("B", broken).rfind("interpreter: input 'B': invalid sparse tensor: level 2 (compressed): ", 0) == 0);
+  SparseTensor wider = convertFormat(powerLawTensor({9, 7, 9}, 20, 3), Format::csf(3));
+  CHECK(given("B", wider) == "interpreter: input 'B' has the wrong shape");
+
+  // csr data is a CsrMatrix: the csr paths read its arrays as they are.
+  TensorCase m = matrixCases(Format::csr(), randomCsr(5, 5, 0.5, 1), 1)[0];
+  TensorValues inputs = m.inputs;
+  inputs["S"] = csrToSparse(std::get<CsrMatrix>(inputs.at("S")));
+  CHECK(errorOf([&] { interpret(fuse(m.program(), FusionMode::React), inputs); }) ==
+        "interpreter: input 'S' is declared csr but given a SparseTensor: csr data is a CsrMatrix");
+}
+
+TEST_CASE("tensors: kernels refuse the formats that run in the interpreter only, naming the tensor") {
+  TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
+  CHECK(errorOf([&] { lowerToLoops(fuse(c.program(), FusionMode::React)); }) ==
+        "lowering: format csf of tensor 'B' runs in the interpreter only yet; kernels take csr and dense");
+}
