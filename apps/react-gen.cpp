@@ -459,8 +459,13 @@ int run(int argc, char** argv) {
   bool printing = o.printTree || o.printAfterAll || o.printLoops || o.printSource || o.explain || o.printDecisions;
   if (printing && o.outputFiles.empty() && o.time == 0) return 0;
 
-  for (const std::string& name : program.inputs())
-    if (!inputs.count(name)) throw UserError("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
+  for (const std::string& name : program.inputs()) {
+    if (inputs.count(name)) continue;
+    const Format& f = program.tensor(name).format;
+    if (f.hasSparseLevel() && f != Format::csr())
+      throw UserError("input '" + name + "' has no data: react-gen reads no " + f.str() + " file yet (the C++ API runs it)");
+    throw UserError("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
+  }
 
   auto start = std::chrono::steady_clock::now();
   Kernel kernel = Kernel::compile(tree, options);

@@ -69,3 +69,28 @@ TEST_CASE("ABI: the embedding step writes the header's text, and refuses text ho
   CHECK_FALSE(fs::exists(dir + "/bad.hpp"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("ABI: version 2 passes each storage level's pos and crd; the version is in every kernel's cache key") {
+  Environment env;
+  env.declare("S", {8, 8}, Format::csr());
+  env.declare("B", {6, 5, 7}, Format::csf(3));
+  env.declare("C", {8, 4}, Format::dense(2));
+  env.declare("D", {7, 4}, Format::dense(2));
+  env.declare("E", {5, 4}, Format::dense(2));
+  const std::string csr = emitSource(lowerToLoops(fuse(parseProgram("A(i,h) = S(i,j) * C(j,h)", env), FusionMode::React)),
+                                     Target::OpenMP);
+  const std::string csf = emitSource(
+      lowerToLoops(fuse(parseProgram("A(i,j) = B(i,k,l) * E(k,j) * D(l,j)", env), FusionMode::Maximal)), Target::OpenMP);
+  // csr: level 1's arrays (level 0 is dense); csf: every level's. The JIT's key hashes the
+  // source, which holds the header and its version.
+  CHECK(csr.find("const int64_t* const ptr1_S = t[1].pos[1]; const int32_t* const crd1_S = t[1].crd[1];") != std::string::npos);
+  CHECK(csr.find("t[1].pos[0]") == std::string::npos);
+  for (int l = 0; l < 3; ++l) {
+    const std::string level = std::to_string(l);
+    CHECK(csf.find("const int64_t* const ptr" + level + "_B = t[0].pos[" + level + "]; const int32_t* const crd" + level +
+                   "_B = t[0].crd[" + level + "];") != std::string::npos);
+  }
+  for (const std::string& source : {csr, csf})
+    CHECK(source.find("#define REACT_ABI_VERSION " + std::to_string(REACT_ABI_VERSION) + "\n") != std::string::npos);
+  CHECK(REACT_ABI_VERSION == 2);
+}

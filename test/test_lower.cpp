@@ -118,8 +118,8 @@ nest T0_A {
   // nest T0_A: T0(i,h) = S(i,k) * C(k,h); A(i,j) = T0(i,h) * D(h,j); 
   let len_T0: i64 = (1 * 4)
   for ix_i in [0, ext_i) parallel private(T0 = 0.0) {
-    for p_k in [ptr_S[ix_i], ptr_S[ix_i + 1]) serial {
-      let ix_k: i64 = crd_S[p_k]
+    for p_k in [ptr1_S[ix_i], ptr1_S[ix_i + 1]) serial {
+      let ix_k: i64 = crd1_S[p_k]
       for ix_h in [0, 4) serial {
         T0(i,h) += (S(i,k) * C(k,h))
       }
@@ -144,8 +144,8 @@ TEST_CASE("loop IR: fused SDDMM spreads the row's nonzeros over the team, scalar
 nest T0_A {
   // nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j); 
   for ix_i in [0, ext_i) parallel {
-    for p_j in [ptr_S[ix_i], ptr_S[ix_i + 1]) serial independent {
-      let ix_j: i64 = crd_S[p_j]
+    for p_j in [ptr1_S[ix_i], ptr1_S[ix_i + 1]) serial independent {
+      let ix_j: i64 = crd1_S[p_j]
       var loc_T0: f64 = 0.0
       for ix_k in [0, 4) serial {
         loc_T0 += (B(i,k) * C(k,j))
@@ -166,7 +166,7 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
   CHECK(src.find("// nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j);") != std::string::npos);
   CHECK(src.find("#pragma omp for schedule(dynamic, 16)") != std::string::npos);
   std::string kokkos = emitSource(p, Target::Kokkos);
-  CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(ptr_S[ix_i]), static_cast<int64_t>(ptr_S[ix_i + 1]))") !=
+  CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(ptr1_S[ix_i]), static_cast<int64_t>(ptr1_S[ix_i + 1]))") !=
         std::string::npos);
 }
 

@@ -30,7 +30,10 @@ std::vector<PassExample> examples() {
   Format csr = Format::csr(), d1 = Format::dense(1), d2 = Format::dense(2);
   std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> sddmm{{"S", {6, 5}, csr}, {"B", {6, 3}, d2}, {"C", {3, 5}, d2}},
       spmm{{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}, rowSums{{"S", {6, 5}, csr}, {"B", {6, 7}, d2}},
-      norm{{"S", {6, 5}, csr}};
+      norm{{"S", {6, 5}, csr}},
+      // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
+      mttkrp{{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}},
+      normDcsr{{"S", {6, 5}, Format::dcsr()}, {"A", {6, 5}, d2}};
   EmitOptions checked;
   checked.boundsCheck = true;
   EmitOptions written;
@@ -38,6 +41,7 @@ std::vector<PassExample> examples() {
   EmitOptions forced;
   forced.laneLoopsOutermost = true;
   const std::string sddmmText = "A = S * (B @ C)", spmmText = "A = S @ C @ D", rowSumsText = "r(i) = sum(S(i,j), j) * sum(B(i,k), k)";
+  const std::string mttkrpText = "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)";
   const ValueType f32 = ValueType::Float32;
   auto typed = [](PassExample e, std::map<std::string, ValueType> types) {
     e.types = std::move(types);
@@ -47,6 +51,8 @@ std::vector<PassExample> examples() {
       {"lane-mapping", "sddmm", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"lane-mapping", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"lane-mapping", "row_sums", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
+      // A team's rows are the positions of B's first level; the lanes run j under the fibres' loops.
+      {"lane-mapping", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
       // float32 accumulators, privates and identities.
       typed({"lane-mapping", "row_sums_float32", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
             {{"S", f32}, {"B", f32}, {"r", f32}}),
@@ -72,6 +78,8 @@ std::vector<PassExample> examples() {
       {"flatten-entries", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // The stable softmax's exp reads the row's maximum (a local by then): it stays in the row.
       {"flatten-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // dcsr: the rows are the positions of level 0, the stored entries level 1's.
+      {"flatten-entries", "softmax_dcsr", "A = exp(S) / sum(exp(S), axis=1)", normDcsr, FusionMode::React, Target::OpenMP, {}, {}},
       // The division by the row's sum, a multiplication by its reciprocal.
       {"reciprocal-divisions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // A row's sum in a local, stored once.
@@ -79,6 +87,8 @@ std::vector<PassExample> examples() {
       // Rows weighed by their stored entries, and by the dense work per row (spmm_mm's T0 @ D).
       {"balance-rows", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
+      // The slices of a csf tensor (its first level's positions), weighed by their fibres.
+      {"balance-rows", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::OpenMP, {}, {}},
       {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // The transposed copy of a float32 input is float32.
       typed({"operand-layout", "sddmm_float32", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
@@ -88,6 +98,8 @@ std::vector<PassExample> examples() {
        Target::OpenMP, {}, {}},
       {"lower-accesses", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"lower-accesses", "spmm_mm_unfused", spmmText, spmm, FusionMode::None, Target::OpenMP, {}, {}},
+      // Nested position loops over B's three levels; B's values at the last level's position.
+      {"lower-accesses", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::OpenMP, {}, {}},
       // A float32 statement reading float64 tensors converts them (f32(...)), loads keep their types.
       typed({"lower-accesses", "sddmm_float32_of_float64", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"A", f32}}),

@@ -1,6 +1,8 @@
 // Sparse tensors beyond csr through the pipeline (issue 21): MTTKRP on csf 3-tensors and the
-// csr kernels on csc and dcsr matrices, through the interpreter against the dense reference in
-// every fusion mode; the formats and results the front end refuses, and the data it is given.
+// csr kernels on csc and dcsr matrices, through the interpreter against the dense reference and
+// as OpenMP and Kokkos kernels against the interpreter, in every fusion mode; the formats and
+// results the front end refuses, and the data the interpreter and kernels are given.
+#include "fuzz/differential.hpp"
 #include "lower/lower.hpp"
 #include "support.hpp"
 
@@ -212,8 +214,65 @@ TEST_CASE("tensors: the interpreter takes each format's data in its form, valida
         "interpreter: input 'S' is declared csr but given a SparseTensor: csr data is a CsrMatrix");
 }
 
-TEST_CASE("tensors: kernels refuse the formats that run in the interpreter only, naming the tensor") {
+TEST_CASE("tensors: MTTKRP on csf and the matrix kernels on csc and dcsr as kernels equal the interpreter, float64 and float32") {
+  std::vector<TensorCase> cases;
+  uint64_t seed = 100;
+  for (const Format& f : {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3)})
+    for (TensorCase& c : mttkrpCases(f, seed += 10)) cases.push_back(std::move(c));
+  for (const CsrMatrix& s : {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2)})
+    for (const Format& f : {Format::csc(), Format::dcsr()})
+      for (TensorCase& c : matrixCases(f, s, seed += 10)) cases.push_back(std::move(c));
+  // Each case in float64, then in float32 (every input and result), in one batch per target and mode.
+  std::vector<Program> programs;
+  std::vector<fuzz::Float32Variant> narrow;
+  for (const TensorCase& c : cases) {
+    fuzz::RandomProgram r;
+    r.inputs = c.inputs;
+    r.statements = parseIndexNotationStatements(c.text);
+    narrow.push_back(fuzz::float32Variant(r, c.program()));
+  }
+  for (const TensorCase& c : cases) programs.push_back(c.program());
+  for (const fuzz::Float32Variant& v : narrow) programs.push_back(v.compiled);
+  for (Target target : {Target::OpenMP, Target::Kokkos})
+    for (FusionMode mode : kModes) {
+      CompileOptions o;
+      o.fusion = mode;
+      o.target = target;
+      o.jit = testCache();
+      std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+      for (size_t n = 0; n < cases.size(); ++n) {
+        const TensorCase& c = cases[n];
+        INFO(c.what << ", " << toString(target) << ", fusion " << toString(mode) << "\n" << kernels[n].source());
+        requireClose(programs[n], kernels[n].run(c.inputs), interpret(fuse(programs[n], mode), c.inputs), "float64 kernel");
+        const fuzz::Float32Variant& v = narrow[n];
+        const Kernel& k = kernels[cases.size() + n];
+        auto mismatch = fuzz::compareWithinBounds(v.compiled, k.run(v.inputs), interpret(fuse(v.compiled, mode), v.inputs),
+                                                  v.bounds, fuzz::kFloat32VsFloat32, "float32 kernel");
+        CHECK_MESSAGE(!mismatch, (mismatch ? mismatch->detail : ""));
+      }
+    }
+}
+
+TEST_CASE("tensors: a kernel checks a sparse tensor's arrays and format, and the levels the ABI passes") {
   TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
-  CHECK(errorOf([&] { lowerToLoops(fuse(c.program(), FusionMode::React)); }) ==
-        "lowering: format csf of tensor 'B' runs in the interpreter only yet; kernels take csr and dense");
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.jit = testCache();
+  Kernel k = Kernel::compile(c.program(), o);
+  TensorValues inputs = c.inputs;
+  SparseTensor& b = std::get<SparseTensor>(inputs.at("B"));
+  b.levels[1].pos.back() += 1;  // the kernel would read past level 2's positions
+  CHECK(errorOf([&] { k.run(inputs); }).rfind("kernel: input 'B': invalid sparse tensor: level 1 (compressed): ", 0) == 0);
+  inputs["B"] = convertFormat(std::get<SparseTensor>(c.inputs.at("B")), parseFormat("sss:1,0,2", 3));
+  CHECK(errorOf([&] { k.run(inputs); }) == "kernel: input 'B' is declared csf but given sss:1,0,2");
+  // Views (the Python module's path) are csr or dense.
+  TensorViews views;
+  for (const auto& [name, value] : c.inputs) views[name].shape = shapeOf(value);
+  CHECK(errorOf([&] { k.sizesFor(views); }) == "kernel: input 'B' is csf; views are csr or dense");
+  // The ABI passes REACT_MAX_LEVELS levels (the interpreter takes any rank).
+  Environment env;
+  env.declare("X", std::vector<int64_t>(REACT_MAX_LEVELS + 1, 2), Format::csf(REACT_MAX_LEVELS + 1));
+  const Program wide = parseIndexNotation("a(i) = X(i,j,k,l,m,n,o,p,q)", env);
+  CHECK(errorOf([&] { lowerToLoops(fuse(wide, FusionMode::None)); }) ==
+        "lowering: tensor 'X' of format csf has 9 levels; the kernel ABI passes at most 8");
 }

@@ -23,8 +23,8 @@ struct HostViews {
     if (const CsrMatrix* m = std::get_if<CsrMatrix>(&value)) {
       v.csr = true;
       v.shape = {m->rows, m->cols};
-      v.data.pos = m->rowptr.data();
-      v.data.crd = m->col.data();
+      v.data.pos[1] = m->rowptr.data();
+      v.data.crd[1] = m->col.data();
       values = &m->val;
     } else {
       v.shape = std::get<DenseTensor>(value).shape;
@@ -130,7 +130,7 @@ TEST_CASE("views: refused views name the tensor") {
   CHECK(refused([](TensorViews& v) { v["B"].shape = {6, 4}; }) ==
         "kernel: input 'B' dimension 1 is 4 but index 'k' has size 3");
   CHECK(refused([](TensorViews& v) { v["S"].csr = false; }) == "kernel: input 'S' is declared csr but given dense");
-  CHECK(refused([](TensorViews& v) { v["S"].data.pos = nullptr; }) ==
+  CHECK(refused([](TensorViews& v) { v["S"].data.pos[1] = nullptr; }) ==
         "kernel: input 'S' is csr without positions or coordinates");
   CHECK(refused([](TensorViews& v) { v["A"].data.nnz += 1; }) ==
         "kernel: result 'A' has " + std::to_string(h.views["S"].data.nnz + 1) + " values, its pattern 'S' " +
@@ -151,7 +151,9 @@ TEST_CASE("views: checkCsrView finds broken csr arrays, names the tensor, and sk
   TensorView v;
   v.csr = true;
   v.shape = {m.rows, m.cols};
-  v.data = {m.val.data(), m.rowptr.data(), m.col.data(), m.nnz()};
+  v.data = ReactTensor{m.val.data(), m.nnz(), {}, {}};
+  v.data.pos[1] = m.rowptr.data();
+  v.data.crd[1] = m.col.data();
   CHECK(errorOf([&] { checkCsrView("S", v); }) == "");
   m.col = {2, 0, 1};
   CHECK(errorOf([&] { checkCsrView("S", v); }) == "tensor 'S': invalid CSR matrix: unsorted column 0 in row 0 (after column 2)");

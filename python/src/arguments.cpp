@@ -79,8 +79,8 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
   if (!indptr || !integers(indptr) || indptr.ndim() != 1 || indptr.shape(0) != rows + 1)
     throw UserError(what() + ": indptr must be rows+1 = " + std::to_string(rows + 1) + " integers");
   py::array_t<int64_t> positions = hostArray<int64_t>(name, " (its indptr)", indptr);  // int32 positions widen: a copy
-  v.data.pos = positions.data();
-  const int64_t nnz = v.data.pos[rows];
+  v.data.pos[1] = positions.data();  // csr's column level
+  const int64_t nnz = v.data.pos[1][rows];
 
   py::array indices = py::array::ensure(matrix.attr("indices"));
   if (!indices || !integers(indices) || indices.ndim() != 1)
@@ -89,7 +89,7 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
     throw UserError(what() + ": indptr[-1] is " + std::to_string(nnz) + " but indices has " + std::to_string(indices.shape(0)) +
                     " entries");
   if (py::isinstance<py::array_t<int32_t, py::array::c_style>>(indices)) {
-    v.data.crd = static_cast<const int32_t*>(indices.data());
+    v.data.crd[1] = static_cast<const int32_t*>(indices.data());
     keep(indices);
   } else {  // other integers narrow to int32, each checked: one that does not fit is no column
     py::array_t<int64_t> wide = hostArray<int64_t>(name, " (its indices)", indices);
@@ -104,7 +104,7 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
     }
     copiedBytes_ += narrow.nbytes();
     keep(narrow);
-    v.data.crd = narrow.data();
+    v.data.crd[1] = narrow.data();
   }
   py::array values;
   v.data.vals = hostValues(name, " (its data)", matrix.attr("data"), type, nnz, &values);
@@ -130,7 +130,7 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
     v.shape = a.shape;
     v.valueType = decl.valueType;
     v.memory = a.memory;
-    v.data = {a.data, nullptr, nullptr, a.size()};
+    v.data = ReactTensor{a.data, a.size(), {}, {}};
     deviceId_ = a.deviceId;
   } else if (py::isinstance<DLPackCsr>(value)) {
     const DLPackCsr& m = value.cast<const DLPackCsr&>();
@@ -146,7 +146,9 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
     v.shape = {m.rows, m.cols};
     v.valueType = decl.valueType;
     v.memory = vals.memory;
-    v.data = {vals.data, static_cast<const int64_t*>(pos.data), static_cast<const int32_t*>(crd.data), vals.size()};
+    v.data = ReactTensor{vals.data, vals.size(), {}, {}};
+    v.data.pos[1] = static_cast<const int64_t*>(pos.data);  // csr's column level
+    v.data.crd[1] = static_cast<const int32_t*>(crd.data);
     deviceId_ = vals.deviceId;
     checkCsrView(name, v);
   } else if (!py::isinstance<py::array>(value) && py::hasattr(value, "indptr")) {  // no AttributeError for arrays
@@ -179,12 +181,12 @@ py::list CallArguments::allocateResults() {
     py::object array;
     if (v.memory == MemorySpace::Device) {
       DeviceArray device = deviceArray(kernel_.library().runtime, shape, r.valueType, deviceId_, "result '" + r.name + "'");
-      v.data = {device.data, nullptr, nullptr, device.elements};
+      v.data = ReactTensor{device.data, device.elements, {}, {}};
       array = device.capsule;
     } else {
       py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
                                                          : py::array(py::array_t<double>(shape));
-      v.data = {host.mutable_data(), nullptr, nullptr, host.size()};
+      v.data = ReactTensor{host.mutable_data(), host.size(), {}, {}};
       array = host;
     }
     views_[r.name] = std::move(v);

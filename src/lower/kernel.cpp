@@ -86,6 +86,8 @@ std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const
     if (d.role != TensorRole::Input) continue;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
+    if (d.format.hasSparseLevel() && d.format != Format::csr())
+      throw UserError("kernel: input '" + name + "' is " + d.format.str() + "; views are csr or dense");
     if (it->second.csr && !d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
     if (!it->second.csr && d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
     shapes[name] = it->second.shape;
@@ -168,6 +170,30 @@ std::vector<float>& floatArray(FloatCopies& floats, const std::string& name, con
 
 const char* elementsText(ValueType t) { return t == ValueType::Float32 ? "floats" : "doubles"; }
 
+// One array of a sparse tensor's storage levels, as the ABI passes it: pos[level] or crd[level].
+struct LevelArray {
+  int level;
+  bool positions;  // pos, else crd
+  const void* data;
+  size_t bytes;
+};
+
+// The arrays of `v`'s storage levels (none for a dense tensor): csr's rowptr and col are level 1's.
+std::vector<LevelArray> levelArrays(const TensorData& v) {
+  std::vector<LevelArray> out;
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
+    out.push_back({1, true, m->rowptr.data(), sizeof(int64_t) * m->rowptr.size()});
+    out.push_back({1, false, m->col.data(), sizeof(int32_t) * m->col.size()});
+  } else if (const SparseTensor* t = std::get_if<SparseTensor>(&v)) {
+    for (int l = 0; l < t->rank(); ++l) {
+      const LevelArrays& a = t->levels[static_cast<size_t>(l)];
+      if (t->format.level(l).storesPositions()) out.push_back({l, true, a.pos.data(), sizeof(int64_t) * a.pos.size()});
+      if (t->format.level(l).storesCoordinates()) out.push_back({l, false, a.crd.data(), sizeof(int32_t) * a.crd.size()});
+    }
+  }
+  return out;
+}
+
 // input(b, a) for input(a, b), in blocks of columns read row by row (operand_layout.cpp's order).
 DenseTensor transposed(const DenseTensor& input, const std::string& name) {
   const int64_t rows = input.shape.at(0), columns = input.shape.at(1), block = 64;
@@ -214,6 +240,17 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   b.kernel_ = this;
   std::map<std::string, int64_t> sizes = sizesFor(inputs);
   for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
+  // The kernel reads a SparseTensor's arrays unchecked.
+  for (const std::string& name : loops_.args) {
+    const bool input = loops_.tensors.at(name).decl.role == TensorRole::Input;
+    const SparseTensor* t = input ? std::get_if<SparseTensor>(&inputs.at(name)) : nullptr;
+    if (!t) continue;
+    try {
+      t->validate();
+    } catch (const UserError& e) {
+      throw UserError("kernel: input '" + name + "': " + e.what());
+    }
+  }
   TensorValues& outputs = b.outputs_;
   for (const ResultLayout& r : resultsFor(sizes)) {
     if (r.csr) {
@@ -232,7 +269,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     }
   }
   TemporaryStorage temporaries = temporaryStorage(
-      sizes, [&](const std::string& pattern) { return std::get<CsrMatrix>(inputs.at(pattern)).nnz(); }, false);
+      sizes, [&](const std::string& pattern) { return static_cast<int64_t>(valuesOf(inputs.at(pattern)).size()); }, false);
   if (!loops_.transposedInputs.empty()) b.prepared = std::make_shared<TensorValues>();
   for (const auto& [name, input] : loops_.transposedInputs) {
     const TensorData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputs.at(input)), name)).first->second;
@@ -249,10 +286,11 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     const bool isOutput = d.role == TensorRole::Output;
     const TensorData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputs.at(name);
     const std::vector<double>& values = valuesOf(v);
-    ReactTensor t{const_cast<double*>(values.data()), nullptr, nullptr, static_cast<int64_t>(values.size())};
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
-      t.pos = m->rowptr.data();
-      t.crd = m->col.data();
+    ReactTensor t{const_cast<double*>(values.data()), static_cast<int64_t>(values.size()), {}, {}};
+    for (const LevelArray& a : levelArrays(v)) {
+      const void* data = b.device ? b.device->upload(a.data, a.bytes) : a.data;
+      if (a.positions) t.pos[a.level] = static_cast<const int64_t*>(data);
+      else t.crd[a.level] = static_cast<const int32_t*>(data);
     }
     if (d.valueType == ValueType::Float32) {
       if (!b.floats) b.floats = std::make_shared<FloatCopies>();
@@ -261,10 +299,6 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     }
     if (DeviceCopies* dev = b.device.get()) {
       t.vals = dev->upload(t.vals, static_cast<size_t>(valueBytes(d.valueType)) * static_cast<size_t>(t.nnz));
-      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) {
-        t.pos = static_cast<const int64_t*>(dev->upload(m->rowptr.data(), sizeof(int64_t) * m->rowptr.size()));
-        t.crd = static_cast<const int32_t*>(dev->upload(m->col.data(), sizeof(int32_t) * m->col.size()));
-      }
       if (isOutput) dev->outputValues[name] = t.vals;
     }
     b.args.push_back(t);

@@ -39,13 +39,6 @@ ir::Expr parentPosition(const Format& f, int level, const std::string& parentInd
   return var(Name{Role::Index, parentIndex}, Type::Int64);
 }
 
-void requireOneCoordinateLevel(const Format& f, const IndexLoop& loop) {
-  int stored = 0;
-  for (const Level& l : f.levels()) stored += l.storesCoordinates() ? 1 : 0;
-  REACT_ASSERT(stored == 1, "lowering: pattern '" + loop.pattern + "' of format " + f.str() +
-                                " has more than one level with coordinates; the kernel ABI passes one");
-}
-
 }  // namespace
 
 LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const ExtentOf& extent) {
@@ -56,16 +49,17 @@ LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const 
     it.hi = extent(loop.index);
     return it;
   }
-  requireOneCoordinateLevel(pattern, loop);
   const Level& level = pattern.level(loop.level);
   ir::Expr parent = parentPosition(pattern, loop.level, loop.parentIndex);
   it.counter = Name{Role::Position, loop.index};
   switch (level.kind) {
     case LevelKind::Compressed: {
-      // The children of parent position p sit at positions [pos[p], pos[p + 1]).
-      Name positions{Role::Positions, loop.pattern};
-      it.lo = load(positions, parent, Type::Int64);
-      it.hi = load(positions, binary(BinOp::Add, parent, intImm(1)), Type::Int64);
+      // The children of parent position p sit at positions [pos[p], pos[p + 1]). A first level's
+      // start from 0 (SparseTensor::validate): its loop is a range from 0, as a dense loop's is.
+      Name positions{Role::Positions, loop.pattern, loop.level};
+      const bool first = loop.level == 0;
+      it.lo = first ? intImm(0) : load(positions, parent, Type::Int64);
+      it.hi = load(positions, first ? intImm(1) : binary(BinOp::Add, parent, intImm(1)), Type::Int64);
       break;
     }
     case LevelKind::Singleton:
@@ -76,7 +70,7 @@ LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const 
     case LevelKind::Dense: internalError("lowering: a Sparse loop over a dense level of '" + loop.pattern + "'");
   }
   it.bind = {ir::let(Name{Role::Index, loop.index}, Type::Int64,
-                     load(Name{Role::Coordinates, loop.pattern}, var(it.counter, Type::Int64), Type::Int32))};
+                     load(Name{Role::Coordinates, loop.pattern, loop.level}, var(it.counter, Type::Int64), Type::Int32))};
   return it;
 }
 

@@ -24,8 +24,8 @@ struct LevelIteration {
   std::vector<ir::Stmt> bind;
 };
 // `pattern` is the format of the tensor whose level a Sparse loop iterates (unused for a Dense
-// loop). The ABI passes one pos/crd pair per pattern: a pattern with more than one level that
-// stores coordinates is an internal error here (the front end's unsupportedFormat rejects it).
+// loop): the loop reads that level's pos and crd (the ABI passes them per level), under the
+// position its parent level's loop binds.
 LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const ExtentOf& extent);
 
 // Does the loop visit a level by position (a compressed level), not by coordinate?

@@ -157,15 +157,15 @@ MachineModel readMachineModel(const std::string& path);
 enum class MemorySpace { Host, Device };
 std::string toString(MemorySpace m);  // "host" / "device"
 // A tensor held by the caller, described for a kernel that reads or writes it in place: shape,
-// format, value type, memory, and its arrays as the kernel ABI takes them (`data.vals`: values of
-// `valueType`, `data.nnz` of them; csr: `data.pos` rows+1 int64 positions, `data.crd` int32
-// coordinates).
+// format (csr or dense: views of other sparse formats are not taken yet), value type, memory, and
+// its arrays as the kernel ABI takes them (`data.vals`: values of `valueType`, `data.nnz` of them;
+// csr: `data.pos[1]` rows+1 int64 positions, `data.crd[1]` int32 coordinates).
 struct TensorView {
   std::vector<int64_t> shape;
   bool csr = false;
   ValueType valueType = ValueType::Float64;
   MemorySpace memory = MemorySpace::Host;
-  ReactTensor data{nullptr, nullptr, nullptr, 0};
+  ReactTensor data{};
 };
 using TensorViews = std::map<std::string, TensorView>;
 // Throws react::UserError "tensor 'S': invalid CSR matrix: ..." unless a host csr view's arrays

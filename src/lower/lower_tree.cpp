@@ -237,9 +237,9 @@ LoopProgram lowerToLoops(const IndexTree& t) {
     const Format& f = s.decl.format;
     auto unsupported = s.decl.role == TensorRole::Output ? unsupportedResultFormat(name, f) : unsupportedFormat(name, f);
     if (unsupported) throw UserError("lowering: " + *unsupported);
-    // The kernel ABI passes one pos/crd pair per tensor (lower/abi.h).
-    if (f.hasSparseLevel() && f != Format::csr())
-      throw UserError("lowering: format " + f.str() + " of tensor '" + name + "' runs in the interpreter only yet; kernels take csr and dense");
+    if (f.hasSparseLevel() && f.rank() > REACT_MAX_LEVELS)
+      throw UserError("lowering: tensor '" + name + "' of format " + f.str() + " has " + std::to_string(f.rank()) +
+                      " levels; the kernel ABI passes at most " + std::to_string(REACT_MAX_LEVELS));
   }
   LoopProgram p;
   p.tensors = t.tensors;

@@ -12,7 +12,7 @@ void checkCsrView(const std::string& name, const TensorView& v) {
   if (!v.csr || v.memory != MemorySpace::Host) return;
   if (v.shape.size() != 2) throw UserError("tensor '" + name + "': a csr matrix has rank 2, not " + std::to_string(v.shape.size()));
   try {
-    validateCsrArrays(v.shape[0], v.shape[1], v.data.pos, v.data.crd, v.data.nnz);
+    validateCsrArrays(v.shape[0], v.shape[1], v.data.pos[1], v.data.crd[1], v.data.nnz);
   } catch (const UserError& e) {
     throw UserError("tensor '" + name + "': " + e.what());
   }
@@ -49,7 +49,7 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   b.hostCopy_ = BoundKernel::HostCopy::InViews;
   for (const std::string& name : loops_.args) {
     if (loops_.transposedInputs.count(name)) {  // made by the kernel at every run, from the view it copies
-      b.args.push_back(ReactTensor{nullptr, nullptr, nullptr, 0});
+      b.args.push_back(ReactTensor{});
       continue;
     }
     const TensorDecl& d = loops_.tensors.at(name).decl;
@@ -68,14 +68,14 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
                         (r->csr ? "csr " : "dense ") + shapeText(r->shape));
       if (r->csr) {  // the kernel writes values at its pattern's stored entries
         const ReactTensor& pattern = view(r->pattern).data;
-        t.pos = pattern.pos;
-        t.crd = pattern.crd;
+        std::copy(std::begin(pattern.pos), std::end(pattern.pos), std::begin(t.pos));
+        std::copy(std::begin(pattern.crd), std::end(pattern.crd), std::begin(t.crd));
         if (t.nnz != pattern.nnz)
           throw UserError(what() + " has " + std::to_string(t.nnz) + " values, its pattern '" + r->pattern + "' " +
                           std::to_string(pattern.nnz) + " stored entries");
       }
     }
-    if (v.csr && (!t.pos || (t.nnz > 0 && !t.crd))) throw UserError(what() + " is csr without positions or coordinates");
+    if (v.csr && (!t.pos[1] || (t.nnz > 0 && !t.crd[1]))) throw UserError(what() + " is csr without positions or coordinates");
     if (!v.csr && t.nnz != elementCount(v.shape))
       throw UserError(what() + " has " + std::to_string(t.nnz) + " values for shape " + shapeText(v.shape));
     if (t.nnz > 0 && !t.vals) throw UserError(what() + " has no values array");

@@ -4,6 +4,8 @@
 #include "lower/abi_text.hpp"
 #include "lower/ir/names.hpp"
 
+#include <algorithm>
+
 namespace react {
 
 Target parseTarget(const std::string& s) {
@@ -36,6 +38,8 @@ std::string CppPrinter::typeName(Type t) {
   internalError("a value outside its enumeration");
 }
 
+std::string CppPrinter::load(const ir::ExprNode& e, const std::string& offset) const { return mangle(e.name) + "[" + offset + "]"; }
+
 std::string CppPrinter::expr(const Expr& e) const {
   auto a = [&](size_t k) { return expr(e->args[k]); };
   switch (e->kind) {
@@ -43,7 +47,7 @@ std::string CppPrinter::expr(const Expr& e) const {
     case ExprKind::FloatImm: return literalText(e->floatValue, e->type);
     case ExprKind::StringImm: return stringLiteral(e->text);
     case ExprKind::Var: return mangle(e->name);
-    case ExprKind::Load: return mangle(e->name) + "[" + subscript(e->args[0], a(0)) + "]";
+    case ExprKind::Load: return load(*e, subscript(e->args[0], a(0)));
     case ExprKind::Neg: {  // "(- -1.0)": without the space a negative literal would read as "--" (decrement)
       std::string x = a(0);
       return (x[0] == '-' ? "(- " : "(-") + x + ")";
@@ -151,11 +155,19 @@ std::string CppPrinter::print() {
     const bool prepared = p_.transposedInputs.count(name) > 0;
     line(type + (prepared ? "* " : "* const ") + mangle(Name{Role::Values, name}) + " = static_cast<" + type + "*>(" + a + ".vals);");
     if (prepared) continue;
-    for (const std::string& owner : p_.patternArgs)
-      if (owner == name)
-        line("const int64_t* const " + mangle(Name{Role::Positions, name}) + " = " + a + ".pos; const int32_t* const " +
-             mangle(Name{Role::Coordinates, name}) + " = " + a + ".crd; const int64_t " +
-             mangle(Name{Role::StoredEntries, name}) + " = " + a + ".nnz;");
+    if (std::find(p_.patternArgs.begin(), p_.patternArgs.end(), name) != p_.patternArgs.end()) {
+      // The arrays of each of the pattern's levels that keeps them, and its stored entries.
+      const Format& f = p_.tensors.at(name).decl.format;
+      std::string arrays;
+      for (int l = 0; l < f.rank(); ++l) {
+        const std::string level = "[" + std::to_string(l) + "]";
+        if (f.level(l).storesPositions())
+          arrays += "const int64_t* const " + mangle(Name{Role::Positions, name, l}) + " = " + a + ".pos" + level + "; ";
+        if (f.level(l).storesCoordinates())
+          arrays += "const int32_t* const " + mangle(Name{Role::Coordinates, name, l}) + " = " + a + ".crd" + level + "; ";
+      }
+      line(arrays + "const int64_t " + mangle(Name{Role::StoredEntries, name}) + " = " + a + ".nnz;");
+    }
     line("const int64_t " + size + " = " + a + ".nnz; (void)" + size + ";");
   }
   body(p_.body);

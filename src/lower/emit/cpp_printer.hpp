@@ -28,6 +28,8 @@ class CppPrinter {
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
   virtual std::string epilogue() const { return ""; }
+  // An element of an array (a Load), at an offset already printed.
+  virtual std::string load(const ir::ExprNode& e, const std::string& offset) const;
 
   // Shared printing.
   std::string expr(const ir::Expr& e) const;

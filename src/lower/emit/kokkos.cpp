@@ -79,6 +79,14 @@ extern "C" void react_runtime_copy(void* dst, const void* src, size_t bytes, int
   Kokkos::fence();
 }
 extern "C" int react_runtime_host_accessible() { return react_on_device ? 0 : 1; }
+// An element of an array in the kernel's memory, read by the host: a bound the host launches a
+// loop with (a tensor's first level ends at pos[0][1]).
+template <class T> static T react_host_read(const T* array, int64_t offset) {
+  if (!react_on_device) return array[offset];
+  T value;
+  react_runtime_copy(&value, array + offset, sizeof(T), REACT_COPY_DEVICE_TO_HOST);
+  return value;
+}
 extern "C" int react_runtime_concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
 extern "C" const char* react_runtime_describe() {
   static const std::string text = std::string(Kokkos::DefaultExecutionSpace::name()) + " (concurrency " +
@@ -114,8 +122,20 @@ extern "C" const char* react_runtime_describe() {
          ", static_cast<size_t>(" + mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init, f.type) + ");");
   }
 
+  // An expression the host evaluates (a launch's bounds): its loads read the kernel's memory
+  // through react_host_read.
+  std::string hostExpr(const Expr& e) const {
+    onHost_ = true;
+    std::string text = expr(e);
+    onHost_ = false;
+    return text;
+  }
+  std::string load(const ir::ExprNode& e, const std::string& offset) const override {
+    return onHost_ ? "react_host_read(" + mangle(e.name) + ", " + offset + ")" : CppPrinter::load(e, offset);
+  }
+
   std::string range(const StmtNode& l) const {
-    return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(" + expr(l.lo) + ", " + expr(l.hi) + ")";
+    return "Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(" + hostExpr(l.lo) + ", " + hostExpr(l.hi) + ")";
   }
   // The reducer of a ParallelReduce or LaneReduce loop, over its accumulator's type.
   std::string reducer(const StmtNode& l) const {
@@ -192,7 +212,9 @@ extern "C" const char* react_runtime_describe() {
     std::string bytes = "0";
     for (const PrivateBuffer& b : l.privates) bytes += " + " + scratch(b) + "::shmem_size(" + mangle(Name{Role::Size, b.tensor}) + ")";
     line("const size_t row_scratch_bytes = " + bytes + ";");
-    line("const ReactLaunch launch = react_launch(" + expr(l.hi) + ", " + (l.laneTrips ? expr(l.laneTrips) : "1.0") + ", " +
+    // The rows are [0, hi): a dense loop's, or a first level's positions (levels.cpp).
+    REACT_ASSERT(l.lo->kind == ExprKind::IntImm && l.lo->intValue == 0, "Kokkos: a parallel row loop that does not start at 0");
+    line("const ReactLaunch launch = react_launch(" + hostExpr(l.hi) + ", " + (l.laneTrips ? hostExpr(l.laneTrips) : "1.0") + ", " +
          std::to_string(o_.kokkosTeamSize) + ", row_scratch_bytes);");
     line("policy_t policy(launch.league, launch.rows, launch.lanes);");
     line("if (row_scratch_bytes) policy.set_scratch_size(launch.level, Kokkos::PerTeam(launch.rows * row_scratch_bytes));");
@@ -237,6 +259,7 @@ extern "C" const char* react_runtime_describe() {
 
   std::string nestName_;
   int kernels_ = 0;
+  mutable bool onHost_ = false;  // printing an expression the host evaluates (hostExpr)
 };
 
 }  // namespace

@@ -22,8 +22,8 @@ namespace react::ir {
 // printer spells it (mangle, ir/names.hpp), so user names and react's own names never meet.
 enum class Role {
   Values,         // a tensor's values: a dense array, or a sparse tensor's stored values
-  Positions,      // a compressed level's positions (parent entries + 1)
-  Coordinates,    // a compressed level's coordinates
+  Positions,      // a compressed level's positions (parent entries + 1): Name::level says which level
+  Coordinates,    // a compressed or singleton level's coordinates: Name::level says which level
   StoredEntries,  // a sparse tensor's number of stored entries
   Size,           // the elements a tensor holds in memory (bounds checks, fills)
   Buffer,         // the storage that owns a temporary
@@ -37,9 +37,13 @@ enum class Role {
 struct Name {
   Role role = Role::Generated;
   std::string text;
-  bool operator==(const Name& o) const { return role == o.role && text == o.text; }
+  int level = -1;  // Positions, Coordinates: the storage level of tensor `text` whose array this is
+  bool operator==(const Name& o) const { return role == o.role && text == o.text && level == o.level; }
   bool operator!=(const Name& o) const { return !(*this == o); }
-  bool operator<(const Name& o) const { return role != o.role ? role < o.role : text < o.text; }
+  bool operator<(const Name& o) const {
+    if (role != o.role) return role < o.role;
+    return text != o.text ? text < o.text : level < o.level;
+  }
 };
 
 // Float32 and Float64 are value types (a tensor's values, and everything computed from them); a

@@ -15,6 +15,7 @@ std::string mangle(const Name& n) {
   if (n.role == Role::Generated) return n.text;
   const std::string& name = n.text;
   std::string id = prefixes[static_cast<int>(n.role)];
+  if (n.level >= 0) id.insert(id.size() - 1, std::to_string(n.level));
   // The grammar's names are [A-Za-z_][A-Za-z0-9_]*. One that starts with '_' or holds "__" would
   // put "__" into the identifier, which C++ reserves; it is spelt after a '0' (no name starts
   // with a digit), each '_' as "_u" (so no "__" and no two names alike).

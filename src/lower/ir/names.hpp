@@ -5,11 +5,11 @@
 
 namespace react::ir {
 
-// The one way a Name becomes an identifier: the role's prefix (letters and one '_') and the name.
-// User names and react's own identifiers thus live in disjoint spaces: every Generated name
-// (react_*, lane_acc, acc, hoisted0, ...) and every macro of the headers kernels include lacks
-// these prefixes, and the text before the first '_' says the role, so no two (role, name) pairs
-// give one identifier.
+// The one way a Name becomes an identifier: the role's prefix (letters, a level's digits, and one
+// '_') and the name: "ptr1_S" for the positions of S's level 1. User names and react's own
+// identifiers thus live in disjoint spaces: every Generated name (react_*, lane_acc, acc,
+// hoisted0, ...) and every macro of the headers kernels include lacks these prefixes, and the
+// text before the first '_' says the role and the level, so no two names give one identifier.
 std::string mangle(const Name& n);
 // User text as a C++ string literal, and as text that cannot end a // comment.
 std::string stringLiteral(const std::string& text);

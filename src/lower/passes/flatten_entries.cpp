@@ -23,11 +23,14 @@ namespace {
 // Stored entries per block of the flat loop: threads take blocks; each block is one vector loop.
 constexpr int64_t kEntriesPerBlock = 4096;
 
-// The pattern whose row `row` a loop runs over (positions[row] .. positions[row + 1]), or "".
-std::string rowPattern(const StmtNode& loop, const Name& row) {
+// The pattern whose row `row` a loop runs over (positions[row] .. positions[row + 1]) at the
+// pattern's last level, whose positions are its stored entries, or "".
+std::string rowPattern(const LoopProgram& p, const StmtNode& loop, const Name& row) {
   if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load || loop.lo->name.role != Role::Positions) return "";
+  const Name& positions = loop.lo->name;
+  if (positions.level != p.tensors.at(positions.text).decl.format.rank() - 1) return "";
   const Expr& offset = loop.lo->args.at(0);
-  return offset->kind == ExprKind::Var && offset->name == row ? loop.lo->name.text : "";
+  return offset->kind == ExprKind::Var && offset->name == row ? positions.text : "";
 }
 
 // Is `name` stored at the positions of `pattern` (its values one per stored entry)?
@@ -129,7 +132,7 @@ Flattened flattenRows(const LoopProgram& p, const Stmt& rows) {
   std::set<std::string> flattened, readBefore;
   std::string pattern, index;
   for (const Stmt& child : rows->body) {
-    const std::string rowOf = child->kind == StmtKind::For ? rowPattern(*child, rows->counter) : "";
+    const std::string rowOf = child->kind == StmtKind::For ? rowPattern(p, *child, rows->counter) : "";
     if (!rowOf.empty() && (pattern.empty() || pattern == rowOf)) {
       EntryStatement entry{p, rowOf, writes};
       auto loop = copy(child);
@@ -158,7 +161,7 @@ Flattened flattenRows(const LoopProgram& p, const Stmt& rows) {
   if (moved.empty()) return {rows, nullptr, {}};
   // The entry loops' iterations were analysed with the moved statements in them.
   for (Stmt& child : out->body) {
-    if (child->kind != StmtKind::For || rowPattern(*child, rows->counter) != pattern) continue;
+    if (child->kind != StmtKind::For || rowPattern(p, *child, rows->counter) != pattern) continue;
     auto loop = copy(child);
     IterationFacts facts = analyzeIterations(*loop, p.tensors, {});
     loop->iterations = facts.kind;

@@ -10,10 +10,10 @@ using ir::Expr;
 
 namespace {
 
-// The lanes' trip count of a loop for this input: a dense loop's extent, a position loop's
-// stored entries per parent (the rows' average).
+// The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
+// positions, a nested position loop's stored entries per parent coordinate (the rows' average).
 Expr trips(const StmtNode& loop) {
-  if (isDenseLoop(loop)) return call(Callee::Cast, {loop.hi}, Type::Float64);
+  if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load) return call(Callee::Cast, {loop.hi}, Type::Float64);
   const Expr& positions = loop.lo;  // positions[parent]
   Expr entries = var(Name{Role::StoredEntries, positions->name.text}, Type::Int64);
   Expr parents = var(Name{Role::Extent, positions->args[0]->name.text}, Type::Int64);
