@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 using namespace react;
 
@@ -29,11 +30,14 @@ options:
   -f=NAME:FORMAT     format of a tensor: dense, csr, csc, dcsr, coo, csf, or one letter per
                      level (d dense, s compressed, u compressed non-unique, q singleton,
                      c singleton non-unique) with an optional mode ordering (sss:1,0,2);
-                     dense and csr run today (docs/formats.md)
+                     dense, csr, csc, dcsr and csf run today (docs/formats.md); a file
+                     given by -i is read into it
   -d=INDEX:SIZE      extent of an index (dense dimensions of generated or output tensors)
   -d=TENSOR:SHAPE    shape of a tensor, e.g. -d=B:1000x64 (operator form needs no index
                      names); -d=NAME:N is a rank-1 shape when NAME is given by -f, -g or -i
-  -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense)
+  -i=NAME:FILE.mtx   load an input (coordinate -> csr, array -> dense; with -f, that format)
+  -i=NAME:FILE.tns   load a FROSTT tensor, in -f's format (default csf); its shape is -d's,
+                     else its largest coordinates
   -g=NAME:u[:SEED]   fill a dense input with uniform random values in [0,1) (seed default 1)
   -t=TYPE            value type of every input and result: float64 (the default) or float32
   -t=NAME:TYPE       value type of one input or result (wins over -t=TYPE); a statement computes
@@ -311,14 +315,50 @@ Program withOptionTypes(const Program& p, const Options& o) {
   return withValueTypes(p, types);
 }
 
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// -f's format of a tensor -i loads (checked to run), or none.
+std::optional<Format> loadedFormat(const Options& o, const std::string& name, int rank) {
+  auto f = o.formats.find(name);
+  if (f == o.formats.end()) return std::nullopt;
+  Format format = formatArgument(name, f->second, rank);
+  if (auto unsupported = unsupportedFormat(name, format)) argError("-f=" + name + ":" + f->second, *unsupported);
+  return format;
+}
+
+// The file of -i=NAME:FILE: a FROSTT .tns file in `format` (default csf of `rank`) and -d's
+// shape, a Matrix Market file as it is (coordinate -> csr, array -> dense) or in `format` when
+// that is sparse.
+TensorData readInput(const Options& o, const std::string& name, const std::string& file, const std::optional<Format>& format,
+                     int rank) {
+  const ValueType type = valueTypeOf(o, name);
+  if (endsWith(file, ".tns")) {
+    auto shape = o.shapes.find(name);
+    const std::vector<int64_t> dimensions = shape != o.shapes.end() ? shape->second : std::vector<int64_t>{};
+    SparseTensor t = readFrostt(file, format.value_or(Format::csf(rank)), type, dimensions);
+    if (t.format == Format::csr()) return sparseToCsr(t);  // csr data is a CsrMatrix
+    if (t.format == Format::dense(t.rank())) return sparseToDense(t);
+    return t;
+  }
+  if (format && format->hasSparseLevel() && *format != Format::csr()) return readMatrixMarketSparse(file, *format, type);
+  return toTensorData(readMatrixMarket(file, type));
+}
+
 Environment buildEnvironment(const Options& o, const std::string& text, TensorValues& inputs) {
   Environment env;
   env.indexSizes = o.indexSizes;
   for (const auto& [name, file] : o.inputFiles) {
     std::string arg = "-i=" + name + ":" + file;
+    auto given = o.shapes.find(name);
+    const int rank = given != o.shapes.end()  ? static_cast<int>(given->second.size())
+                     : endsWith(file, ".tns") ? rankInText(text, name)
+                                              : 2;
+    const std::optional<Format> format = loadedFormat(o, name, rank);
     TensorData data;
     try {
-      data = toTensorData(readMatrixMarket(file, valueTypeOf(o, name)));
+      data = readInput(o, name, file, format, rank);
     } catch (const UserError& e) {
       throw UserError("argument '" + arg + "': " + e.what());
     }
@@ -346,8 +386,7 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
                                              : rankInText(text, name);
     Format format = formatArgument(name, f, rank);
     if (it != env.tensors.end()) {
-      // A loaded tensor is csr or dense; another format would be a conversion, not supported yet.
-      if (auto unsupported = unsupportedFormat(name, format)) throw UserError("argument '-f=" + name + ":" + f + "': " + *unsupported);
+      // A loaded tensor is read in -f's format where it can be (readInput checked that it runs).
       if (format != it->second.format)
         throw UserError("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
       continue;
@@ -463,7 +502,7 @@ int run(int argc, char** argv) {
     if (inputs.count(name)) continue;
     const Format& f = program.tensor(name).format;
     if (f.hasSparseLevel() && f != Format::csr())
-      throw UserError("input '" + name + "' has no data: react-gen reads no " + f.str() + " file yet (the C++ API runs it)");
+      throw UserError("input '" + name + "' has no data: give it with -i=" + name + ":FILE.tns or -i=" + name + ":FILE.mtx");
     throw UserError("input '" + name + "' has no data: give it with -i=" + name + ":FILE.mtx or -g=" + name + ":u");
   }
 

@@ -48,12 +48,12 @@ TEST_CASE("react-gen: input errors name the argument") {
 }
 
 TEST_CASE("react-gen: formats are parsed; those that do not run yet are clear errors") {
-  requireError("'a(i) = S(i,j)' -f=S:csc -d=S:4x5", "input 'S' has no data: react-gen reads no csc file yet (the C++ API runs it)");
-  requireError("'a(i) = S(i,j)' -f=S:dcsr -d=S:4x5", "input 'S' has no data: react-gen reads no dcsr file yet (the C++ API runs it)");
+  requireError("'a(i) = S(i,j)' -f=S:csc -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
+  requireError("'a(i) = S(i,j)' -f=S:dcsr -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
   requireError("'a(i) = S(i,j)' -f=S:uq -d=S:4x5",
                "1:8: format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels run are dense and "
                "compressed");
-  requireError("'a(i) = X(i,j,k)' -f=X:csf -d=X:3x4x5", "input 'X' has no data: react-gen reads no csf file yet (the C++ API runs it)");
+  requireError("'a(i) = X(i,j,k)' -f=X:csf -d=X:3x4x5", "input 'X' has no data: give it with -i=X:FILE.tns or -i=X:FILE.mtx");
   requireError("'a(i) = X(i,j,k)' -f=X:sds:1,0,2 -d=X:3x4x5",
                "1:8: format sds:1,0,2 of tensor 'X' is not supported yet: level 1 is dense under another level; a dense level runs "
                "as the first only");
@@ -237,6 +237,50 @@ TEST_CASE("react-gen -t: float32 for every tensor or one, inputs read and made i
   requireError(sddmm + " -t=A:half", "argument '-t=A:half': unknown value type 'half' (expected float32 or float64)");
   requireError(sddmm + " -t=Q:float32", "argument '-t=Q:float32': the program has no input or result 'Q'");
   requireError(sddmm + " -t=", "argument '-t=': expected a value after '='");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Matrix Market file into -f's format") {
+  namespace fs = std::filesystem;
+  const std::string dir = std::string(REACT_BINARY_DIR) + "/tensors-cli";
+  fs::create_directories(dir);
+  const std::string b = dir + "/b.tns", c = dir + "/c.mtx", d = dir + "/d.mtx", s = dir + "/s.mtx";
+  writeFrostt(b, powerLawTensor({20, 15, 10}, 300, 3));
+  writeMatrixMarket(c, randomDense({15, 6}, 4));
+  writeMatrixMarket(d, randomDense({10, 6}, 5));
+  writeMatrixMarket(s, fuzz::randomCsr(12, 9, 0.3, 6));
+  const std::string mttkrp = "'A(i,j) = B(i,k,l) * C(k,j) * D(l,j)' -i=B:" + b + " -i=C:" + c + " -i=D:" + d;
+
+  // What react-gen computes, through the interpreter on the same files.
+  TensorValues inputs{{"B", readFrostt(b, Format::csf(3))},
+                      {"C", toTensorData(readMatrixMarket(c))},
+                      {"D", toTensorData(readMatrixMarket(d))}};
+  Environment env;
+  for (const auto& [name, value] : inputs) env.declare(name, shapeOf(value), formatOf(value));
+  const Program p = parseIndexNotation("A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", env);
+  const TensorValues want = interpret(buildIndexTree(p), inputs);
+  for (const std::string& format : {"", " -f=B:csf", " -f=B:sss:2,0,1", " -f=B:dss"})
+    for (const std::string& mode : {"none", "react"}) {
+      const std::string out = dir + "/a.mtx";
+      Result r = run(mttkrp + format + " -fusion=" + mode + " -o=A:" + out);
+      INFO(format << " " << mode << "\n" << r.output);
+      REQUIRE(r.status == 0);
+      CHECK(fuzz::relativeError(toTensorData(readMatrixMarket(out)), want.at("A")) < 1e-12);
+    }
+  // A shape given by -d bounds the coordinates; the file's rank must be the program's.
+  requireError(mttkrp + " -d=B:20x15x5", "argument '-i=B:" + b + "': " + b + ":");
+  requireError("'a(i) = B(i,k)' -i=B:" + b, "argument '-i=B:" + b + "': " + b + ":2: expected 2 coordinates and a value");
+  requireError(mttkrp + " -f=B:coo",
+               "argument '-f=B:coo': format coo of tensor 'B' is not supported yet: level 0 is compressed-nonunique");
+
+  // Matrix Market into csc: the same SpMM as from csr.
+  const std::string spmm = "'A(i,h) = S(i,j) * C(j,h)' -i=S:" + s + " -g=C:u -d=h:4";
+  REQUIRE(run(spmm + " -o=A:" + dir + "/csr.mtx").status == 0);
+  Result csc = run(spmm + " -f=S:csc -o=A:" + dir + "/csc.mtx");
+  INFO(csc.output);
+  REQUIRE(csc.status == 0);
+  CHECK(fuzz::relativeError(toTensorData(readMatrixMarket(dir + "/csc.mtx")), toTensorData(readMatrixMarket(dir + "/csr.mtx"))) <
+        1e-12);
   fs::remove_all(dir);
 }
 
