@@ -259,8 +259,8 @@ TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Ma
   for (const auto& [name, value] : inputs) env.declare(name, shapeOf(value), formatOf(value));
   const Program p = parseIndexNotation("A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", env);
   const TensorValues want = interpret(buildIndexTree(p), inputs);
-  for (const std::string& format : {"", " -f=B:csf", " -f=B:sss:2,0,1", " -f=B:dss"})
-    for (const std::string& mode : {"none", "react"}) {
+  for (const char* format : {"", " -f=B:csf", " -f=B:sss:2,0,1", " -f=B:dss"})
+    for (const char* mode : {"none", "react"}) {
       const std::string out = dir + "/a.mtx";
       Result r = run(mttkrp + format + " -fusion=" + mode + " -o=A:" + out);
       INFO(format << " " << mode << "\n" << r.output);

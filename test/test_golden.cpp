@@ -1,5 +1,6 @@
-// Golden trees and costs: every benchmark kernel, the stable softmax and logsumexp builtins and
-// every example of docs/design.md's "Redundancies", after each fusion mode. The files in
+// Golden trees and costs: every benchmark kernel, the stable softmax and logsumexp builtins,
+// every example of docs/design.md's "Redundancies" and MTTKRP on a csf tensor (in both
+// association orders, and on a dcsr matrix's SpMM-MM), after each fusion mode. The files in
 // test/golden/ were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff
 // before committing).
 #include "fusion/fusion.hpp"
@@ -30,6 +31,12 @@ std::vector<Example> examples() {
       {"type2_invariant", "A = (B + E) * (C @ D)", {{"B", {4, 3}, d2}, {"E", {4, 3}, d2}, {"C", {4, 5}, d2}, {"D", {5, 3}, d2}}},
       {"type3_load_store", "B = A / sum(A, axis=1)", {{"A", {4, 3}, d2}}},
       {"type4_dead_value", "A = where(S < 0, 0.5 * S, S)", {{"S", {5, 4}, csr}}},
+      // react: the consumer runs over B's fibres (restrict-to-pattern), merges into the producer's
+      // loops and the temporary shrinks to one row of j per (i,k) fibre: C(k,j) out of the l loop.
+      {"mttkrp_csf", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)", {{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}}},
+      // Associated the other way: the temporary is zero outside B's slices only, one (l,j) plane each.
+      {"mttkrp_csf_bc", "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", {{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}}},
+      {"spmm_mm_dcsr", "A = S @ C @ D", {{"S", {6, 6}, Format::dcsr()}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}},
   };
 }
 

@@ -32,12 +32,14 @@ struct TensorCase {
 };
 
 // A = B(i,k,l) C(k,j) D(l,j) (in both association orders) with B in `format`: a power-law
-// tensor (empty slices and fibres, a few long ones).
+// tensor (empty slices and fibres, a few long ones); and a sum over exp of its partial sums,
+// whose temporaries are not zero outside B's fibres (exp(0) = 1): react must not restrict it.
 std::vector<TensorCase> mttkrpCases(const Format& format, uint64_t seed) {
   const int64_t ni = 9, nk = 7, nl = 8, nj = 5;
   SparseTensor b = convertFormat(powerLawTensor({ni, nk, nl}, 60, seed), format);
   std::vector<TensorCase> cases;
-  for (const char* text : {"A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)"}) {
+  for (const char* text : {"A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)",
+                           "A(i,j) = sum(exp(sum(B(i,k,l) * D(l,j), l)) * C(k,j), k)"}) {
     TensorCase c;
     c.text = text;
     c.what = std::string(text) + " with B " + format.str();

@@ -31,6 +31,14 @@ IndexTree hoistInvariants(const IndexTree& t);
 // csr with S's pattern and its producer iterates S.
 IndexTree sparsePropagation(const IndexTree& t);
 
+// A dense temporary written only under the sparse loops of a pattern (its producer's loops over
+// the pattern's levels from the first compressed one, each binding one of its indices) is zero
+// outside them: a consumer that sums a product with it as a factor iterates those loops too, so
+// that partial fusion merges it into its producer's loops (MTTKRP: `A(i,j) += T0(i,k,j) * C(k,j)`
+// over B's (i,k) fibres, T0 then one row of j per fibre). The consumer's other factors are read
+// only there, as a product with a sparse operand is (docs/semantics.md).
+IndexTree restrictToPattern(const IndexTree& t);
+
 // A producer-consumer edge: `temporary`, written by one statement and read by the statement
 // that writes `consumer`.
 struct FusionEdge {

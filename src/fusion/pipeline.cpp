@@ -14,7 +14,8 @@ using Passes = std::vector<std::pair<std::string, Pass>>;
 Passes reactPlanFreePasses() {
   return {{"hoist-invariants", hoistInvariants},
           {"hoist-reductions", hoistReductions},
-          {"sparse-propagation", sparsePropagation}};
+          {"sparse-propagation", sparsePropagation},
+          {"restrict-to-pattern", restrictToPattern}};
 }
 
 // React's passes from partial fusion on, which follow `plan`.
