@@ -13,18 +13,20 @@
 // thread has the same work on a power-law graph.
 //
 // Decided at compile time: the reduction's extent is a constant of the kernel (dense extents are
-// compiled in), and it alone decides which mapping keeps a warp's lanes busy; the row lengths, known
-// only at run time, no longer matter once entries are split evenly. From kMinLanes iterations, every
+// compiled in), and it decides which mapping keeps a warp's lanes busy; the row lengths, known only
+// at run time, no longer matter once entries are split evenly. From kMinLanes iterations, every
 // lane of a warp has a product of its own. Below that, lanes on the entries keep more lanes busy,
 // and the strided reads cost little (a few values per entry): such rows keep lane mapping's form.
+// What the compile-time choice cannot see is where a row's columns lie: on an H100
+// (docs/benchmarks-device.md), at K = 64 banded and mesh matrices, whose rows are runs of
+// consecutive columns, ran faster with the lanes on the entries (their reads of C(k, j..j+31) are
+// coalesced, and the next rows read the same sectors), while graphs ran 1.5x to 8x faster this way.
 //
 // The same form runs on the host (lanes one wide), so tests on a host Kokkos run the device's loops.
 // Reductions split over lanes reassociate: under the written order rows keep lane mapping's form.
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
-
-#include <algorithm>
 
 namespace react::passes {
 
@@ -118,10 +120,15 @@ struct DenseLanes : Mutator {
         lastName{Role::Generated, "react_last"}, rowsEndName{Role::Generated, "react_rows_end"};
     const Expr first = var(firstName, Type::Int64), last = var(lastName, Type::Int64);
     const Expr end = binary(BinOp::Add, first, chunk);
-    auto rowOf = [&](Expr entry) { return call(Callee::RowOf, {var(positions, Type::Int64), s->hi, std::move(entry)}, Type::Int64); };
+    auto rowOf = [&](Expr entry) {
+      return call(Callee::RowOf, {var(positions, Type::Int64), s->hi, std::move(entry)}, Type::Int64);
+    };
 
     // The chunk's part of each row: the row's entries clipped to [first, last).
-    auto part = copy(*std::find_if(s->body.begin(), s->body.end(), [&](const Stmt& b) { return b.get() == entries; }));
+    Stmt entriesLoop;
+    for (const Stmt& b : s->body)
+      if (b.get() == entries) entriesLoop = b;
+    auto part = copy(entriesLoop);
     part->lo = call(Callee::Max, {entries->lo, first}, Type::Int64);
     part->hi = call(Callee::Min, {entries->hi, last}, Type::Int64);
     part->schedule = Schedule::Serial;
@@ -135,12 +142,12 @@ struct DenseLanes : Mutator {
     Expr lanes = floatImm(1.0);
     for (const Stmt& b : entries->body)
       if (b->kind == StmtKind::For) lanes = call(Callee::Max, {lanes, call(Callee::Cast, {b->hi}, Type::Float64)}, Type::Float64);
-    auto chunks = copy(forLoop(chunkCounter, intImm(0),
-                               binary(BinOp::Div, binary(BinOp::Add, stored, intImm(kEntriesPerChunk - 1)), chunk),
+    const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, stored, intImm(kEntriesPerChunk - 1)), chunk);
+    const Expr lastEntry = call(Callee::Select, {binary(BinOp::Lt, end, stored), end, stored}, Type::Int64);
+    const Expr rowsEnd = binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1));
+    auto chunks = copy(forLoop(chunkCounter, intImm(0), chunkCount,
                                {let(firstName, Type::Int64, binary(BinOp::Mul, var(chunkCounter, Type::Int64), chunk)),
-                                let(lastName, Type::Int64, call(Callee::Select, {binary(BinOp::Lt, end, stored), end, stored}, Type::Int64)),
-                                let(rowsEndName, Type::Int64, binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1))),
-                                rows},
+                                let(lastName, Type::Int64, lastEntry), let(rowsEndName, Type::Int64, rowsEnd), rows},
                                Schedule::Parallel));
     chunks->iterations = Iterations::Independent;
     chunks->laneTrips = lanes;
