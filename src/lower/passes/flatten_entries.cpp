@@ -25,9 +25,8 @@ constexpr int64_t kEntriesPerBlock = 4096;
 
 // The pattern whose row `row` a loop runs over (positions[row] .. positions[row + 1]), or "".
 std::string rowPattern(const StmtNode& loop, const Name& row) {
-  if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load || loop.lo->name.role != Role::Positions) return "";
-  const Expr& offset = loop.lo->args.at(0);
-  return offset->kind == ExprKind::Var && offset->name == row ? loop.lo->name.text : "";
+  const Name* positions = rowPositions(loop, row);
+  return positions ? positions->text : "";
 }
 
 // Is `name` stored at the positions of `pattern` (its values one per stored entry)?
