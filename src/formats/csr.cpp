@@ -36,7 +36,7 @@ namespace {
 // Whether the arrays are valid, in passes the compiler vectorizes: the Python module checks at
 // every call, and the row-by-row search below for the broken invariant took 14.6 us on cora
 // (10556 entries), this 3.1 us (5.4 us before the AVX2 clone and one unsigned comparison for the
-// range, at 2 threads half that from 2^18 entries on). Columns are sorted within rows when every descent (a column not above the one
+// range; at 2 threads about half that from 2^20 entries on). Columns are sorted within rows when every descent (a column not above the one
 // before it) is at the start of a row; they are within 0..cols-1 when each is as an unsigned
 // number below cols. Each pass counts over a range of columns and of rows, so that threads can
 // share them.
@@ -98,9 +98,9 @@ void tallyRows(const int64_t* rowptr, const Index* col, int64_t nnz, int64_t beg
 }
 
 // Threads share the check from this many rows and entries on: below, the one pass takes at most
-// about 30 us, and waking a team that sleeps (OMP_WAIT_POLICY=passive: about 45 us here) would
-// cost more than sharing saves.
-constexpr int64_t kParallelCheck = int64_t{1} << 18;
+// about 100 us (bcsstk16's 295262: 28 us), and a team that sleeps between parallel regions
+// (OMP_WAIT_POLICY=passive) takes 32 us to wake here, as much as two threads would save.
+constexpr int64_t kParallelCheck = int64_t{1} << 20;
 
 template <typename Index>
 bool validCsrArrays(int64_t rows, int64_t cols, const int64_t* rowptr, const Index* col, int64_t nnz) {
