@@ -6,6 +6,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace react::python {
@@ -68,9 +69,9 @@ const int64_t* CallArguments::positions(const std::string& name, const py::array
   // took 2 us for cora's 2709.
   if (py::isinstance<py::array_t<int32_t, py::array::c_style>>(indptr)) {
     const auto* from = static_cast<const int32_t*>(indptr.data());
-    py::array_t<int64_t> wide(indptr.shape(0));
-    int64_t* to = wide.mutable_data();
-    for (py::ssize_t k = 0; k < indptr.shape(0); ++k) to[k] = from[k];
+    const py::ssize_t n = indptr.shape(0);
+    py::array_t<int64_t> wide(n);
+    std::copy(from, from + n, wide.mutable_data());
     copiedBytes_ += wide.nbytes();
     keep(wide);
     return wide.data();
