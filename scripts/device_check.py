@@ -3,7 +3,7 @@
 against a CUDA Kokkos) against its OpenMP kernels on the host, on a real matrix, through the files
 react-gen writes (-o), in float64 and float32.
 
-    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--out DIR]
+    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--out DIR] [--program NAME]...
 
 A result that is all zeros, differs in its pattern or shape, or differs by more than the tolerance
 fails the check (exit 1). Needs NumPy only: the Matrix Market reader is below.
@@ -54,13 +54,16 @@ def main():
     parser.add_argument("--bin", required=True, help="folder with react-gen")
     parser.add_argument("--matrix", required=True, help="a Matrix Market file for S")
     parser.add_argument("--out", help="keep the result files here (default: a temporary folder)")
+    parser.add_argument("--program", action="append", choices=[p[0] for p in PROGRAMS],
+                        help="check only this program (repeatable; default: all)")
     args = parser.parse_args()
+    programs = [p for p in PROGRAMS if not args.program or p[0] in args.program]
     out = args.out or tempfile.mkdtemp(prefix="react-device-check-")
     os.makedirs(out, exist_ok=True)
     gen = os.path.join(args.bin, "react-gen")
     failed = 0
     for value_type in ("float64", "float32"):
-        for name, statement, extra in PROGRAMS:
+        for name, statement, extra in programs:
             files = {}
             for target in ("openmp", "kokkos"):
                 files[target] = os.path.join(out, f"{name}-{value_type}-{target}.mtx")
@@ -77,7 +80,7 @@ def main():
             print(f"{'ok  ' if ok else 'FAIL'} {name:9s} {value_type}: {host.size} values, "
                   f"max |kokkos - openmp| / max |openmp| = {error:.2e}"
                   + ("" if np.any(device != 0) else " (kokkos result all zeros)"), flush=True)
-    print(f"{len(PROGRAMS) * 2 - failed} passed, {failed} failed")
+    print(f"{len(programs) * 2 - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -79,57 +80,121 @@ TEST_CASE("CsrMatrix::validate accepts a good matrix and names each broken invar
   CHECK_THROWS_WITH_AS(w.validate(), doctest::Contains("unsorted"), react::UserError);
 }
 
-TEST_CASE("validateCsrArrays: its vectorized check accepts exactly what an entry-by-entry one does") {
-  // Random small patterns (empty rows included), each broken at random: columns moved, rows'
-  // positions moved, the stored count changed. validateCsrArrays answers in one fast pass and
-  // searches for the message only when that pass refuses.
-  auto valid = [](const CsrMatrix& m) {
-    if (m.rowptr[0] != 0 || m.rowptr[m.rows] != m.nnz()) return false;
-    for (int64_t r = 0; r < m.rows; ++r) {
-      if (m.rowptr[r + 1] < m.rowptr[r]) return false;
-    }
-    for (int64_t r = 0; r < m.rows; ++r)
-      for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k)
-        if (m.col[k] < 0 || m.col[k] >= m.cols || (k > m.rowptr[r] && m.col[k] <= m.col[k - 1])) return false;
-    return true;
-  };
+namespace {
+
+// What validateCsrArrays must accept, entry by entry.
+bool validEntryByEntry(const CsrMatrix& m) {
+  if (m.rowptr[0] != 0 || m.rowptr[m.rows] != m.nnz()) return false;
+  for (int64_t r = 0; r < m.rows; ++r) {
+    if (m.rowptr[r + 1] < m.rowptr[r]) return false;
+  }
+  for (int64_t r = 0; r < m.rows; ++r)
+    for (int64_t k = m.rowptr[r]; k < m.rowptr[r + 1]; ++k)
+      if (m.col[k] < 0 || m.col[k] >= m.cols || (k > m.rowptr[r] && m.col[k] <= m.col[k - 1])) return false;
+  return true;
+}
+
+struct Lcg {
   uint64_t state = 12345;
-  auto next = [&](int64_t n) {  // 0..n-1
+  int64_t operator()(int64_t n) {  // 0..n-1
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(n));
-  };
+  }
+};
+
+// A random pattern of about rows * cols / 3 entries (empty rows included), then broken at random
+// or not: a column moved, a row's position moved, the stored count changed, two columns swapped.
+CsrMatrix randomlyBroken(Lcg& next, int64_t rows, int64_t cols) {
+  CsrMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.rowptr = {0};
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t c = 0; c < m.cols; ++c)
+      if (next(3) == 0) m.col.push_back(static_cast<int32_t>(c));
+    m.rowptr.push_back(static_cast<int64_t>(m.col.size()));
+  }
+  m.val.assign(m.col.size(), 1.0);
+  switch (next(4)) {
+    case 0: break;
+    case 1:
+      if (m.nnz()) m.col[static_cast<size_t>(next(m.nnz()))] = static_cast<int32_t>(next(m.cols + 2) - 1);
+      break;
+    case 2: m.rowptr[static_cast<size_t>(next(m.rows + 1))] += next(3) - 1; break;
+    case 3:
+      if (m.nnz() > 1) std::swap(m.col[static_cast<size_t>(next(m.nnz()))], m.col[static_cast<size_t>(next(m.nnz()))]);
+      break;
+  }
+  return m;
+}
+
+void validate(const CsrMatrix& m) { react::validateCsrArrays(m.rows, m.cols, m.rowptr.data(), m.col.data(), m.nnz()); }
+
+bool accepted(const CsrMatrix& m) {
+  try {
+    validate(m);
+    return true;
+  } catch (const react::UserError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("validateCsrArrays: its vectorized check accepts exactly what an entry-by-entry one does") {
+  // Small patterns, broken at random. validateCsrArrays answers in one fast pass and searches for
+  // the message only when that pass refuses.
+  Lcg next;
   int refused = 0;
   for (int trial = 0; trial < 3000; ++trial) {
-    CsrMatrix m;
-    m.rows = 1 + next(5);
-    m.cols = 1 + next(5);
-    for (int64_t r = 0; r < m.rows; ++r) {
-      for (int64_t c = 0; c < m.cols; ++c)
-        if (next(3) == 0) m.col.push_back(static_cast<int32_t>(c));
-      m.rowptr.push_back(static_cast<int64_t>(m.col.size()));
-    }
-    m.val.assign(m.col.size(), 1.0);
-    switch (next(4)) {
-      case 0: break;
-      case 1:
-        if (m.nnz()) m.col[static_cast<size_t>(next(m.nnz()))] = static_cast<int32_t>(next(m.cols + 2) - 1);
-        break;
-      case 2: m.rowptr[static_cast<size_t>(next(m.rows + 1))] += next(3) - 1; break;
-      case 3:
-        if (m.nnz() > 1) std::swap(m.col[static_cast<size_t>(next(m.nnz()))], m.col[static_cast<size_t>(next(m.nnz()))]);
-        break;
-    }
+    const CsrMatrix m = randomlyBroken(next, 1 + next(5), 1 + next(5));
     INFO("trial " << trial);
-    bool accepted = true;
-    try {
-      react::validateCsrArrays(m.rows, m.cols, m.rowptr.data(), m.col.data(), m.nnz());
-    } catch (const react::UserError&) {
-      accepted = false;
-    }
-    CHECK(accepted == valid(m));
-    refused += !accepted;
+    CHECK(accepted(m) == validEntryByEntry(m));
+    refused += !accepted(m);
   }
   CHECK(refused > 500);
+}
+
+TEST_CASE("validateCsrArrays: threads that share a large check accept exactly what one would") {
+  // From 2^20 rows and entries on, the check is shared by OpenMP's threads, each over a part of
+  // the rows and of the columns: a broken invariant in any part, or between two, is found.
+  Lcg next;
+  int refused = 0;
+  for (int trial = 0; trial < 16; ++trial) {
+    const CsrMatrix m = randomlyBroken(next, 100000, 30);
+    REQUIRE(m.rows + m.nnz() >= (1 << 20));
+    INFO("trial " << trial);
+    CHECK(accepted(m) == validEntryByEntry(m));
+    refused += !accepted(m);
+  }
+  CHECK(refused > 4);
+  // Each invariant broken alone, in each eighth of the rows: a column past the last one or below
+  // 0 where the row stays sorted, a duplicate column.
+  CsrMatrix valid = randomlyBroken(next, 100000, 30);
+  while (!validEntryByEntry(valid)) valid = randomlyBroken(next, 100000, 30);
+  REQUIRE(accepted(valid));
+  for (int64_t eighth = 0; eighth < 8; ++eighth) {
+    int64_t r = valid.rows * eighth / 8 + 3;
+    while (valid.rowptr[r + 1] - valid.rowptr[r] < 2) ++r;
+    const int64_t first = valid.rowptr[r], last = valid.rowptr[r + 1] - 1;
+    INFO("row " << r);
+    CsrMatrix m = valid;
+    m.col[last] = static_cast<int32_t>(m.cols);
+    const std::string outside = "column 30 in row " + std::to_string(r) + " is outside";
+    CHECK_THROWS_WITH_AS(validate(m), doctest::Contains(outside.c_str()), react::UserError);
+    m = valid;
+    m.col[first] = -1;
+    const std::string negative = "column -1 in row " + std::to_string(r) + " is outside";
+    CHECK_THROWS_WITH_AS(validate(m), doctest::Contains(negative.c_str()), react::UserError);
+    m = valid;
+    m.col[last] = m.col[last - 1];
+    CHECK_THROWS_WITH_AS(validate(m), doctest::Contains("duplicate column"), react::UserError);
+  }
+  // Positions that rise past nnz over most rows and fall back at the end: a part whose own
+  // positions never decrease must not read columns at them (the sanitizers' build sees a read).
+  CsrMatrix m = valid;
+  for (int64_t r = 0; r < m.rows; ++r) m.rowptr[r] = r < m.rows / 8 ? 0 : m.nnz() + r - m.rows / 8;
+  CHECK_THROWS_WITH_AS(validate(m), doctest::Contains("rowptr decreases at row 99999"), react::UserError);
 }
 
 TEST_CASE("COO -> CSR sorts, sums duplicates and keeps explicit zeros, CSR -> COO -> CSR is exact") {

@@ -97,6 +97,51 @@ TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpret
   checkTarget(Target::Kokkos, 25, 0, true);
 }
 
+// SDDMM with K >= 32: the lanes along k, the stored entries in chunks that split rows
+// (passes/dense_lanes.cpp), C read through its transposed copy or, as C.T, in place. The host runs
+// the device's loops, its lanes one wide.
+TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter") {
+  // Rows longer than a chunk, empty rows (first and last among them), and real graphs.
+  std::vector<CsrMatrix> matrices = {randomCsr(40, 60, 0.8, 4), randomCsr(50, 9, 0.1, 5)};
+  for (const char* name : {"cora", "power"}) matrices.push_back(readMatrixMarketCsr(sharedMatrixDir() + "/" + name + ".mtx"));
+  struct Variant {
+    std::string text;
+    int64_t k;
+    bool transposed;  // C given as K x NJ (read through a copy), else NJ x K (C.T, read in place)
+  };
+  const std::vector<Variant> variants{{"A = S * (B @ C)", 64, true}, {"A = S * (B @ C)", 33, true}, {"A = S * (B @ C.T)", 64, false}};
+  auto programFor = [](const Variant& v, const CsrMatrix& s) {
+    Environment env;
+    env.declare("S", {s.rows, s.cols}, Format::csr());
+    env.declare("B", {s.rows, v.k}, Format::dense(2));
+    env.declare("C", v.transposed ? std::vector<int64_t>{v.k, s.cols} : std::vector<int64_t>{s.cols, v.k}, Format::dense(2));
+    return parseProgram(v.text, env);
+  };
+  std::vector<Program> programs;
+  for (const Variant& v : variants) programs.push_back(programFor(v, matrices[0]));
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+  for (size_t n = 0; n < variants.size(); ++n) {
+    INFO(variants[n].text << " K=" << variants[n].k << "\n" << kernels[n].source());
+    CHECK(kernels[n].source().find("react_chunk") != std::string::npos);  // the entries in chunks
+    CHECK(kernels[n].loops().transposedInputs.size() == (variants[n].transposed ? 1u : 0u));
+    for (size_t m = 0; m < matrices.size(); ++m) {
+      const CsrMatrix& s = matrices[m];
+      const Program program = programFor(variants[n], s);
+      TensorValues inputs{{"S", s},
+                          {"B", randomDense({s.rows, variants[n].k}, 20 + m)},
+                          {"C", randomDense(variants[n].transposed ? std::vector<int64_t>{variants[n].k, s.cols}
+                                                                   : std::vector<int64_t>{s.cols, variants[n].k},
+                                            30 + m)}};
+      requireClose(program, kernels[n].run(inputs), interpret(fuse(program, FusionMode::React), inputs),
+                   "matrix " + std::to_string(m));
+    }
+  }
+}
+
 TEST_CASE("lowering: Kokkos team mappings are race-free with several rows per team") {
   CompileOptions o;
   o.target = Target::Kokkos;

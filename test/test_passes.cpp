@@ -29,6 +29,7 @@ struct PassExample {
 std::vector<PassExample> examples() {
   Format csr = Format::csr(), d1 = Format::dense(1), d2 = Format::dense(2);
   std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> sddmm{{"S", {6, 5}, csr}, {"B", {6, 3}, d2}, {"C", {3, 5}, d2}},
+      sddmmWide{{"S", {6, 5}, csr}, {"B", {6, 64}, d2}, {"C", {64, 5}, d2}},
       spmm{{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}, rowSums{{"S", {6, 5}, csr}, {"B", {6, 7}, d2}},
       norm{{"S", {6, 5}, csr}},
       // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
@@ -56,6 +57,11 @@ std::vector<PassExample> examples() {
       // float32 accumulators, privates and identities.
       typed({"lane-mapping", "row_sums_float32", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
             {{"S", f32}, {"B", f32}, {"r", f32}}),
+      // K = 64: the lanes along k, entries in chunks of equal length; K = 3: left to lane mapping.
+      {"dense-lanes", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
+      {"dense-lanes", "sddmm_narrow", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
+      // C(k,j) read along k by the lanes: a transposed copy, filled a row per team thread.
+      {"operand-layout", "sddmm_kokkos", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
       {"interchange", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"interchange", "spmm_mm_forced", spmmText, spmm, FusionMode::React, Target::Kokkos, forced, {}},
       {"register-accumulation", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},

@@ -168,39 +168,45 @@ TEST_CASE("views: checkCsrView finds broken csr arrays, names the tensor, and sk
 }
 
 TEST_CASE("views: a transposed input is made once by bind, and at every run by a kernel bound to views") {
-  CompileOptions options;
-  options.jit = test::testCache();
-  options.fusion = FusionMode::React;
-  Environment env;
-  env.declare("S", {5, 7}, Format::csr());
-  env.declare("B", {5, 3}, Format::dense(2));
-  env.declare("C", {3, 7}, Format::dense(2));  // read C(k,j) over k for each stored entry: transposed
-  Program program = parseProgram("A = S * (B @ C)", env);
-  Kernel k = Kernel::compile(program, options);
-  REQUIRE(k.loops().transposedInputs.size() == 1);
-  const std::string prepared = k.loops().transposedInputs.begin()->first;
-  TensorValues inputs{{"S", test::randomCsr(5, 7, 0.5, 8)}, {"B", randomDense({5, 3}, 9)}, {"C", randomDense({3, 7}, 10)}};
+  // K = 32: on Kokkos too the lanes run along k (dense-lanes) and read the copy.
+  const int64_t K = 32;
+  for (Target target : {Target::OpenMP, Target::Kokkos}) {
+    INFO(toString(target));
+    CompileOptions options;
+    options.jit = test::testCache();
+    options.fusion = FusionMode::React;
+    options.target = target;
+    Environment env;
+    env.declare("S", {5, 7}, Format::csr());
+    env.declare("B", {5, K}, Format::dense(2));
+    env.declare("C", {K, 7}, Format::dense(2));  // read C(k,j) over k for each stored entry: transposed
+    Program program = parseProgram("A = S * (B @ C)", env);
+    Kernel k = Kernel::compile(program, options);
+    REQUIRE(k.loops().transposedInputs.size() == 1);
+    const std::string prepared = k.loops().transposedInputs.begin()->first;
+    TensorValues inputs{{"S", test::randomCsr(5, 7, 0.5, 8)}, {"B", randomDense({5, K}, 9)}, {"C", randomDense({K, 7}, 10)}};
 
-  BoundKernel bound = k.bind(inputs);
-  REQUIRE(bound.prepared);
-  const DenseTensor& made = std::get<DenseTensor>(bound.prepared->at(prepared));
-  const DenseTensor& c = std::get<DenseTensor>(inputs.at("C"));
-  CHECK(made.shape == std::vector<int64_t>{7, 3});
-  for (int64_t kk = 0; kk < 3; ++kk)
-    for (int64_t j = 0; j < 7; ++j) CHECK(made.at({j, kk}) == c.at({kk, j}));
-  CHECK(bound.preparedBytes == 7 * 3 * 8);
-  bound.run();
-  test::requireClose(program, bound.results(), interpret(k.tree(), inputs), "bound");
+    BoundKernel bound = k.bind(inputs);
+    REQUIRE(bound.prepared);
+    const DenseTensor& made = std::get<DenseTensor>(bound.prepared->at(prepared));
+    const DenseTensor& c = std::get<DenseTensor>(inputs.at("C"));
+    CHECK(made.shape == std::vector<int64_t>{7, K});
+    for (int64_t kk = 0; kk < K; ++kk)
+      for (int64_t j = 0; j < 7; ++j) CHECK(made.at({j, kk}) == c.at({kk, j}));
+    CHECK(bound.preparedBytes == 7 * K * 8);
+    bound.run();
+    test::requireClose(program, bound.results(), interpret(k.tree(), inputs), "bound");
 
-  HostViews h;
-  for (const auto& [name, value] : inputs) h.add(name, value);
-  h.addResults(k);
-  BoundKernel inPlace = k.bindViews(h.views);
-  inPlace.run();
-  std::get<DenseTensor>(inputs.at("C")).data.assign(21, 0.5);
-  std::fill(h.doubles.at("C").begin(), h.doubles.at("C").end(), 0.5);  // seen by the next run
-  inPlace.run();
-  const CsrMatrix want = std::get<CsrMatrix>(interpret(k.tree(), inputs).at("A"));
-  CHECK(h.values("A").size() == want.val.size());
-  for (size_t q = 0; q < want.val.size(); ++q) CHECK(h.values("A")[q] == doctest::Approx(want.val[q]).epsilon(1e-12));
+    HostViews h;
+    for (const auto& [name, value] : inputs) h.add(name, value);
+    h.addResults(k);
+    BoundKernel inPlace = k.bindViews(h.views);
+    inPlace.run();
+    std::get<DenseTensor>(inputs.at("C")).data.assign(static_cast<size_t>(K * 7), 0.5);
+    std::fill(h.doubles.at("C").begin(), h.doubles.at("C").end(), 0.5);  // seen by the next run
+    inPlace.run();
+    const CsrMatrix want = std::get<CsrMatrix>(interpret(k.tree(), inputs).at("A"));
+    CHECK(h.values("A").size() == want.val.size());
+    for (size_t q = 0; q < want.val.size(); ++q) CHECK(h.values("A")[q] == doctest::Approx(want.val[q]).epsilon(1e-12));
+  }
 }

@@ -110,6 +110,11 @@ class Kernel:
             args = [inputs[name] for name in self._inputs]
         except KeyError:
             self._check_names(inputs)
+        return self._run(args)
+
+    def _run(self, args):
+        """A call on `args`, a new list of the inputs in the kernel's order (lazy mode's kernels
+        are called so, without names)."""
         sources = args[:]
         copied = 0
         torch_results = False

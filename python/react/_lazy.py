@@ -60,30 +60,35 @@ _ASSOCIATIVE = {"+", "*", "@"}  # a right operand of the same operator needs no 
 _REDUCTIONS = {"sum", "max", "softmax", "logsumexp"}
 
 
-def _text(node, names, context=0, right=False, parent=None):
-    """`node` as operator-form text, with the parentheses react's grammar needs and no more."""
-    if names[id(node)] is not None:  # an input
-        return names[id(node)]
-    if node.op in _PRECEDENCE:
-        level = _PRECEDENCE[node.op]
-        a, b = node.args
-        text = f"{_text(a, names, level, False, node.op)} {node.op} {_text(b, names, level, True, node.op)}"
-        grouped = level < context or (level == context and right and not (node.op == parent and node.op in _ASSOCIATIVE))
+def _text(tree, context=0, right=False, parent=None):
+    """A value's tree (_Program.trees) as operator-form text, with the parentheses react's grammar
+    needs and no more."""
+    if type(tree) is int:  # an input
+        return f"x{tree}"
+    op, axis, *args = tree
+    if op in _PRECEDENCE:
+        level = _PRECEDENCE[op]
+        a, b = args
+        text = f"{_text(a, level, False, op)} {op} {_text(b, level, True, op)}"
+        grouped = level < context or (level == context and right and not (op == parent and op in _ASSOCIATIVE))
         return f"({text})" if grouped else text
-    if node.op == "neg":
-        text = "-" + _text(node.args[0], names, _NEGATION)
+    if op == "neg":
+        text = "-" + _text(args[0], _NEGATION)
         return f"({text})" if context > _NEGATION else text
-    if node.op == "T":
-        return _text(node.args[0], names, _POSTFIX) + ".T"
-    arguments = ", ".join(_text(a, names) for a in node.args)
-    if node.op in _REDUCTIONS and node.axis is not None:
-        arguments += f", axis={node.axis:d}"
-    return f"{node.op}({arguments})"
+    if op == "T":
+        return _text(args[0], _POSTFIX) + ".T"
+    arguments = ", ".join(_text(a) for a in args)
+    if op in _REDUCTIONS and axis is not None:
+        arguments += f", axis={axis:d}"
+    return f"{op}({arguments})"
 
 
 # NumPy's ufuncs as react's operators.
 _UFUNCS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/", np.matmul: "@", np.negative: "neg",
            np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.maximum: "max", np.minimum: "min"}
+
+
+_ARRAY_TYPES = (np.ndarray, sp.csr_matrix)
 
 
 def _leaf(value):
@@ -93,6 +98,8 @@ def _leaf(value):
 def _operand(x):
     if isinstance(x, Lazy):
         return x._node
+    if type(x) in _ARRAY_TYPES:  # no number: spares the abstract class's slower check
+        return _leaf(x)
     if isinstance(x, numbers.Real) and not isinstance(x, bool):
         return _Node("scalar", value=float(x))
     return _leaf(x)
@@ -107,7 +114,7 @@ def _record(op, *operands, axis=None):
     either way, and a later program that reads it computes it again from the wrapped values: a
     csr result is a new matrix, and react combines csr operands only of one pattern tensor; a
     result has lost the axes sum(axis=) kept (docs/semantics.md)."""
-    result = Lazy._of(_Node(op, tuple(_operand(x) for x in operands), axis=axis))
+    result = Lazy._of(_Node(op, tuple([_operand(x) for x in operands]), axis=axis))
     if _current.get() is None:
         evaluate(result)
     return result
@@ -191,7 +198,7 @@ class Lazy:
 
     def kernel(self):
         """The Kernel that computes this value (compiled, not run): its tree(), source(), decisions()."""
-        return _Program([self]).kernel(*_options(None, None))
+        return _Program([self]).kernel(*_options(None, None))[0]
 
     def __repr__(self):
         if self._node.op == "value":
@@ -226,6 +233,8 @@ def _signature(x):
     """What a kernel is compiled for of an input: format, shape, value type."""
     if type(x) is np.ndarray:
         return ("dense", x.shape, _inputs.value_dtype(x.dtype))
+    if type(x) is sp.csr_matrix:
+        return ("csr", x.shape, _inputs.value_dtype(x.dtype))
     if _torch.is_tensor(x):
         return ("torch", x.layout, tuple(x.shape), _torch.dtype_name(x))
     if sp.issparse(x):
@@ -235,57 +244,79 @@ def _signature(x):
 
 
 class _Program:
-    """The program that computes some lazy values: its text and its inputs, by generated name."""
+    """The program that computes some lazy values: each value's tree of operations over its
+    inputs, which are numbered in the order the trees reach them (x0, x1, ... in the text), and
+    the inputs' signature.
+
+    A tree is an input's number, or (op, axis, operand trees...): it determines the program text,
+    so kernels are found by trees and signature without writing the text again (_texts).
+    """
 
     def __init__(self, values):
-        names, inputs, scalars = {}, {}, []
-        by_value = {}  # one input per wrapped object, however often it was wrapped
+        inputs, scalars = [], []
+        numbers = {}  # an input's number by the id of its wrapped object: one input per object
 
-        def visit(node):
-            if id(node) in names:
-                return
-            if node.op == "value":
-                name = by_value.setdefault(id(node.value), f"x{len(inputs)}")
-                inputs[name] = node.value
-                names[id(node)] = name
-            elif node.op == "scalar":
-                names[id(node)] = f"x{len(inputs)}"
-                inputs[names[id(node)]] = node.value
-                scalars.append(names[id(node)])
-            else:
-                names[id(node)] = None
-                for a in node.args:
-                    visit(a)
+        def tree(node):
+            op = node.op
+            if op == "value" or op == "scalar":
+                # A number is an input of its own (of its node): numbers that are equal objects
+                # may still be distinct inputs.
+                key = id(node.value) if op == "value" else id(node)
+                n = numbers.get(key)
+                if n is None:
+                    n = numbers[key] = len(inputs)
+                    inputs.append(node.value)
+                    if op == "scalar":
+                        scalars.append(n)
+                return n
+            return (op, node.axis, *[tree(a) for a in node.args])
 
-        for v in values:
-            visit(v._node)
-        signatures = {name: _signature(x) for name, x in inputs.items() if name not in scalars}
-        # Numbers take the inputs' type, as NumPy's Python scalars do: float32 with float32 arrays.
-        types = {s[-1] for s in signatures.values()}
-        scalar_type = np.float32 if types == {"float32"} else np.float64
-        for name in scalars:
-            inputs[name] = np.array(inputs[name], dtype=scalar_type)
-            signatures[name] = ("dense", (), scalar_type.__name__)
-        self.text = "\n".join(f"r{k} = {_text(v._node, names)}" for k, v in enumerate(values))
+        self.trees = tuple(tree(v._node) for v in values)
+        signature = [None if scalars and n in scalars else _signature(x) for n, x in enumerate(inputs)]
+        if scalars:
+            # Numbers take the inputs' type, as NumPy's Python scalars do: float32 with float32 arrays.
+            types = {s[-1] for s in signature if s is not None}
+            scalar_type = np.float32 if types == {"float32"} else np.float64
+            for n in scalars:
+                inputs[n] = np.array(inputs[n], dtype=scalar_type)
+                signature[n] = ("dense", (), scalar_type.__name__)
         self.inputs = inputs
-        self.signature = tuple(signatures[name] for name in inputs)
+        self.signature = tuple(signature)
+
+    @property
+    def text(self):
+        text = _texts.get(self.trees)
+        if text is None:
+            if len(_texts) >= _MAX_TEXTS:
+                _texts.clear()
+            text = _texts[self.trees] = "\n".join(f"r{k} = {_text(t)}" for k, t in enumerate(self.trees))
+        return text
 
     def kernel(self, fusion, target):
-        key = (self.text, fusion, target) + self.signature
-        kernel = _kernels.get(key)
-        if kernel is None:
-            kernel = compile(self.text, fusion=fusion, target=target, tensors=self.inputs)
+        """The kernel for this program and these options, and which inputs it takes in its
+        argument order (their numbers)."""
+        key = (self.text, fusion, target, self.signature)
+        found = _kernels.get(key)
+        if found is None:
+            kernel = compile(self.text, fusion=fusion, target=target,
+                             tensors={f"x{n}": x for n, x in enumerate(self.inputs)})
+            found = kernel, tuple(int(name[1:]) for name in kernel.inputs)
             if len(_kernels) >= _MAX_KERNELS:
                 _kernels.popitem(last=False)
-        _kernels[key] = kernel
+            _kernels[key] = found
         _kernels.move_to_end(key)
-        return kernel
+        return found
 
 
-# Kernels by program and input signature, the least recently used dropped first (a compiled
-# kernel is also on disk, in the JIT cache: compiling it again is a cache hit).
+# Kernels (with their inputs' numbers) by program text, options and input signature, the least
+# recently used dropped first (a compiled kernel is also on disk, in the JIT cache: compiling it
+# again is a cache hit).
 _MAX_KERNELS = 256
 _kernels = collections.OrderedDict()
+# Program texts by trees, so that evaluating a program again writes no text; trees that differ
+# may write one text (a * b * c associated either way), which then finds one kernel.
+_MAX_TEXTS = 1024
+_texts = {}
 
 
 def _options(fusion, target):
@@ -301,7 +332,8 @@ def evaluate(*values, fusion=None, target=None):
     pending = [v for v in lazies if v._value is None]
     if pending:
         program = _Program(pending)
-        results = program.kernel(*_options(fusion, target))(tensors=program.inputs)
+        kernel, numbers = program.kernel(*_options(fusion, target))
+        results = kernel._run([program.inputs[n] for n in numbers])
         if len(pending) == 1:
             results = {"r0": results}
         for k, v in enumerate(pending):

@@ -33,6 +33,9 @@ class CallArguments {
  private:
   TensorView denseView(const std::string& name, py::handle value, ValueType type);
   TensorView csrView(const std::string& name, py::handle matrix, ValueType type);
+  // A csr input's positions as int64 (an int64 vector in place, other integers widened: counted),
+  // kept alive for the call.
+  const int64_t* positions(const std::string& name, const py::array& indptr);
   // The array NumPy makes of `value` with element type T, C-contiguous: `value` itself where it
   // already is one, else a copy (counted); kept alive for the call. react::UserError naming the
   // input (and `part` of it: " (its indices)") when NumPy cannot read it so.

@@ -112,6 +112,29 @@ def test_unusable_inputs_are_errors_naming_them(sddmm):
         kernel(S=short, B=B, C=C)
 
 
+def test_a_matrix_changed_in_place_is_checked_again(sddmm):
+    """Every call checks a csr input's pattern, also one whose arrays passed the check before:
+    nothing proves they did not change since, not even a read-only flag (an array that owns its
+    data may be made writable again)."""
+    kernel, S, B, C = sddmm
+    for matrix in (S.copy(), in_place(S)):  # SciPy's int32 positions (widened), int64 ones (read in place)
+        for a in (matrix.indptr, matrix.indices):
+            a.setflags(write=False)
+        run(kernel, matrix, B, C, reference=S)
+        matrix.indices.setflags(write=True)
+        row = np.argmax(np.diff(matrix.indptr))  # a row with at least two entries
+        first = matrix.indptr[row]
+        matrix.indices[first] = S.shape[1]
+        with pytest.raises(react.Error, match=f"tensor 'S': invalid CSR matrix: column {S.shape[1]} in row {row} is outside"):
+            kernel(S=matrix, B=B, C=C)
+        matrix.indices[first] = S.indices[first]
+        run(kernel, matrix, B, C, reference=S)
+        matrix.indptr.setflags(write=True)
+        matrix.indptr[row] = matrix.indptr[row + 1] + 1
+        with pytest.raises(react.Error, match="tensor 'S': invalid CSR matrix: rowptr"):
+            kernel(S=matrix, B=B, C=C)
+
+
 def test_names_are_checked(sddmm):
     kernel, S, B, C = sddmm
     with pytest.raises(react.Error, match="no value given for input 'C'"):

@@ -78,22 +78,55 @@ def test_re_association_and_the_decision_are_autos(data):
     assert "chain 1:" in M.kernel().decisions()
 
 
-def test_kernels_are_compiled_once_per_program_and_signature(data):
-    S, B, C, _ = data
+@pytest.fixture
+def compiled(monkeypatch):
+    """The programs lazy mode compiles from here on (its kernels kept so far forgotten)."""
+    programs = []
+
+    def compile(program, **options):
+        programs.append(program)
+        return react.compile(program, **options)
+
+    monkeypatch.setattr(_lazy, "compile", compile)
     _lazy._kernels.clear()
+    _lazy._texts.clear()
+    return programs
+
+
+def test_kernels_are_compiled_once_per_program_and_signature(data, compiled):
+    S, B, C, _ = data
 
     def sddmm(S, B, C):
         with react.lazy():
             return react.evaluate(react.wrap(S).multiply(react.wrap(B) @ react.wrap(C).T))
 
     first = sddmm(S, B, C)
-    assert len(_lazy._kernels) == 1
-    kernel = next(iter(_lazy._kernels.values()))
-    again = sddmm(S * 2, B, C)
-    assert len(_lazy._kernels) == 1 and next(iter(_lazy._kernels.values())) is kernel
-    assert_close(again, 2 * first)
+    assert compiled == ["r0 = x0 * (x1 @ x2.T)"]
+    for scale in (2, 3):  # new objects, one signature: the kernel found again
+        assert_close(sddmm(S * scale, B.copy(), C), scale * first)
+    assert len(compiled) == 1 and len(_lazy._kernels) == 1
     sddmm(S.astype(np.float32), B.astype(np.float32), C.astype(np.float32))  # another signature
-    assert len(_lazy._kernels) == 2
+    assert len(compiled) == 2 and len(_lazy._kernels) == 2
+
+
+def test_programs_that_differ_only_in_an_axis_or_an_input_find_their_own_kernels(data, compiled):
+    S, B, _, _ = data
+    B2 = B + 1
+    s, b, b2 = react.wrap(S), react.wrap(B), react.wrap(B2)
+    cases = [
+        (lambda: s.sum(axis=0), "r0 = sum(x0, axis=0)", np.asarray(S.sum(axis=0)).ravel()),
+        (lambda: s.sum(axis=1), "r0 = sum(x0, axis=1)", np.asarray(S.sum(axis=1)).ravel()),
+        (lambda: b * b, "r0 = x0 * x0", B * B),
+        (lambda: b * react.wrap(B), "r0 = x0 * x0", B * B),  # B wrapped again: one object, one input
+        (lambda: b * b2, "r0 = x0 * x1", B * B2),
+    ]
+    for _ in range(2):  # the second time, each finds its kernel
+        for value, program, want in cases:
+            with react.lazy():
+                got = value()
+            assert got.program() == program
+            assert_close(react.evaluate(got), want)
+    assert compiled == ["r0 = sum(x0, axis=0)", "r0 = sum(x0, axis=1)", "r0 = x0 * x0", "r0 = x0 * x1"]
 
 
 def test_several_values_evaluate_together_and_once(data):

@@ -71,6 +71,7 @@ std::string CppPrinter::expr(const Expr& e) const {
         case Callee::Where: return "react_where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Checked: return "react_checked(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
+        case Callee::RowOf: return "react_row_of(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
       }
       break;
@@ -142,7 +143,12 @@ std::string CppPrinter::print() {
   out_ << t << " T react_where(T c, T a, T b) { return c != T(0) ? a : b; }\n";
   out_ << q << " int64_t react_checked(int64_t i, int64_t n, const char* what) {\n"
        << "  if (i < 0 || i >= n) { REACT_REPORT(\"react bounds check: %s at offset %lld outside [0, %lld)\\n\", what, (long long)i, (long long)n); REACT_ABORT(); }\n"
-       << "  return i;\n}\n#endif\n";
+       << "  return i;\n}\n";
+  // Callee::RowOf: invariant positions[lo] <= p < positions[hi] (positions[0] = 0 <= p < nnz).
+  out_ << q << " int64_t react_row_of(const int64_t* positions, int64_t rows, int64_t p) {\n"
+       << "  int64_t lo = 0, hi = rows;\n"
+       << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
+       << "  return lo;\n}\n#endif\n";
   out_ << "\nextern \"C\" void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
     line("const int64_t " + mangle(Name{Role::Extent, p_.runtimeSizes[k]}) + " = sizes[" + std::to_string(k) + "];");

@@ -45,6 +45,13 @@ const StmtNode* onlyStatement(const StmtNode& loop) {
   return only;
 }
 
+const Name* rowPositions(const StmtNode& loop, const Name& row) {
+  const Expr& lo = loop.lo;
+  if (isDenseLoop(loop) || lo->kind != ExprKind::Load || lo->name.role != Role::Positions) return nullptr;
+  const Expr& offset = lo->args.at(0);
+  return offset->kind == ExprKind::Var && offset->name == row ? &lo->name : nullptr;
+}
+
 bool declaresLocals(const StmtNode& loop) {
   for (const Stmt& s : loop.body)
     if (s->kind == StmtKind::Let && s->isMutable) return true;

@@ -38,6 +38,9 @@ bool callsVectorMath(const StmtNode& loop);
 bool isInnermost(const StmtNode& loop);
 // The one statement of a loop's body besides the binding of its coordinate, or null.
 const StmtNode* onlyStatement(const StmtNode& loop);
+// The positions a loop runs over when it visits the stored entries of row `row` of a matrix
+// (positions[row] .. positions[row + 1]), or null.
+const Name* rowPositions(const StmtNode& loop, const Name& row);
 // Does the body declare a local variable (a scalar temporary private to one iteration)?
 bool declaresLocals(const StmtNode& loop);
 // The loop a vector unit could run for a statement one thread runs alone: following a chain of

@@ -70,8 +70,10 @@ enum class ExprKind {
 enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // Calls. Max, Min, Where: react_max/min/where (both operands read: see emit/cpp_printer.cpp);
 // Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; Cast(x): x
-// converted to the call's type (an integer to a float, a value to the other value type).
-enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, Cast };
+// converted to the call's type (an integer to a float, a value to the other value type);
+// RowOf(positions, rows, p): the row of a matrix's stored entry p, the last r in [0, rows) with
+// positions[r] <= p (a binary search; `positions` a Var of role Positions, p in [0, nnz)).
+enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Cast };
 
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;

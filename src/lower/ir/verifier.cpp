@@ -14,7 +14,13 @@ class Verifier {
     // A prepared argument's size is computed by the kernel (a Let before its Prepare).
     for (const std::string& a : k.args)
       if (!k.transposedInputs.count(a)) declare(Name{Role::Size, a}, {false, Type::Int64});
-    for (const std::string& a : k.patternArgs) declare(Name{Role::StoredEntries, a}, {false, Type::Int64});
+    for (const std::string& a : k.patternArgs) {
+      declare(Name{Role::StoredEntries, a}, {false, Type::Int64});
+      // Each compressed level's positions array, as a RowOf call names it.
+      const Format& f = k.tensors.at(a).decl.format;
+      for (int l = 0; l < f.rank(); ++l)
+        if (f.level(l).kind == LevelKind::Compressed) declare(Name{Role::Positions, a, l}, {false, Type::Int64});
+    }
   }
 
   void body(const std::vector<Stmt>& b) {
@@ -77,7 +83,7 @@ class Verifier {
   void operandTypes(const Expr& e, const Stmt& s) const {
     bool arithmetic = e->kind == ExprKind::Neg || e->kind == ExprKind::Binary ||
                       (e->kind == ExprKind::Call && e->callee != Callee::Cast && e->callee != Callee::Checked &&
-                       e->callee != Callee::Select);
+                       e->callee != Callee::Select && e->callee != Callee::RowOf);
     if (!arithmetic) return;
     for (const Expr& a : e->args) sameType(e->type, a->type, "the operation " + print(e), s);
   }

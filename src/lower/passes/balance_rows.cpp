@@ -26,14 +26,6 @@ int64_t tripCount(const StmtNode& loop) {
   return 16;
 }
 
-// Does `loop` run over the stored entries of row `row` of some matrix (then its positions)?
-const Name* rowEntries(const StmtNode& loop, const Name& row) {
-  const Expr& lo = loop.lo;
-  if (isDenseLoop(loop) || lo->kind != ExprKind::Load || lo->name.role != Role::Positions) return nullptr;
-  const Expr& offset = lo->args.at(0);
-  return offset->kind == ExprKind::Var && offset->name == row ? &lo->name : nullptr;
-}
-
 struct RowWork {
   const Name& row;
   Name positions;
@@ -45,7 +37,7 @@ struct RowWork {
       for (const Stmt& b : s->body) add(b, times, perStoredEntry);
       return;
     }
-    const Name* entries = rowEntries(*s, row);
+    const Name* entries = rowPositions(*s, row);
     if (entries && positions.text.empty()) positions = *entries;
     bool overEntries = entries && *entries == positions;
     int64_t inner = overEntries || !isDenseLoop(*s) ? times : times * tripCount(*s);
@@ -60,7 +52,7 @@ LoopProgram balanceRows(const LoopProgram& p) {
     Stmt visit(const Stmt& s) override {
       if (s->kind != StmtKind::For) return mutateChildren(s);
       if (s->schedule != Schedule::Parallel && s->schedule != Schedule::ParallelReduce) return s;
-      RowWork work{s->counter};
+      RowWork work{s->counter, {}};
       for (const Stmt& b : s->body) work.add(b, 1, false);
       if (work.positions.text.empty()) return s;
       auto balanced = copy(s);

@@ -26,11 +26,9 @@ constexpr int64_t kEntriesPerBlock = 4096;
 // The pattern whose row `row` a loop runs over (positions[row] .. positions[row + 1]) at the
 // pattern's last level, whose positions are its stored entries, or "".
 std::string rowPattern(const LoopProgram& p, const StmtNode& loop, const Name& row) {
-  if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load || loop.lo->name.role != Role::Positions) return "";
-  const Name& positions = loop.lo->name;
-  if (positions.level != p.tensors.at(positions.text).decl.format.rank() - 1) return "";
-  const Expr& offset = loop.lo->args.at(0);
-  return offset->kind == ExprKind::Var && offset->name == row ? positions.text : "";
+  const Name* positions = rowPositions(loop, row);
+  if (!positions || positions->level != p.tensors.at(positions->text).decl.format.rank() - 1) return "";
+  return positions->text;
 }
 
 // Is `name` stored at the positions of `pattern` (its values one per stored entry)?

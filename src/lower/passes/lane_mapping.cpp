@@ -28,6 +28,7 @@ struct LaneMapping : Mutator {
 
   Stmt visit(const Stmt& s) override {
     if (s->kind != StmtKind::For || s->schedule != Schedule::Parallel) return mutateChildren(s);
+    if (s->laneTrips) return s;  // its lanes are placed already (dense-lanes)
     auto row = copy(s);
     Expr inner = floatImm(1.0);
     row->body.clear();

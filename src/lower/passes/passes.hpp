@@ -29,10 +29,17 @@ LoopProgram interchangeLaneLoops(const LoopProgram& p, bool forced);
 // once: a chain of dependent loads and stores to memory is what made it slow.
 LoopProgram accumulateInRegisters(const LoopProgram& p);
 
-// OpenMP: a dense input matrix read along its stride in an innermost loop (C(k,j) over k) that a
-// loop around it repeats is copied once, transposed, at the start of the kernel, and read from the
-// copy (C_t(j,k), contiguous in k).
-LoopProgram transposeStridedOperands(const LoopProgram& p);
+// Kokkos: a parallel row loop whose one statement is a loop over the row's stored entries whose
+// work is a dense reduction of at least a warp's width of iterations (SDDMM's dot product over k)
+// runs that reduction on the lanes (LaneReduce), the entries serial, handed out to the team threads
+// in chunks of equal length regardless of rows (a chunk's rows found by RowOf). The loop it gives
+// has its laneTrips set, and lane mapping leaves it as it is.
+LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
+
+// A dense input matrix read along its stride (C(k,j) over k) by a loop that reads along its index
+// (OpenMP: an innermost loop; Kokkos: a lane loop), which a loop around it repeats, is read from a
+// transposed copy (C_t(j,k), contiguous in k), a prepared argument made before the first nest.
+LoopProgram transposeStridedOperands(const LoopProgram& p, Target target);
 
 // OpenMP: a statement of a row's loop over its stored entries that sets a temporary of the row
 // loop's pattern from values at the same entry, calling exp or log, runs in a loop of its own over

@@ -11,13 +11,15 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   const bool reassociate = options.floatOrder == FloatOrder::Reassociate;
   if (!reassociate) passes.push_back({"written-order", runReductionsInOrder});
   if (target == Target::Kokkos) {
+    if (reassociate) passes.push_back({"dense-lanes", mapLanesToDenseReductions});
+    passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::Kokkos); }});
     passes.push_back({"lane-mapping", [reassociate](const LoopProgram& p) { return mapLanes(p, reassociate); }});
     bool forced = options.laneLoopsOutermost;
     passes.push_back({"interchange", [forced](const LoopProgram& p) { return interchangeLaneLoops(p, forced); }});
     passes.push_back({"register-accumulation", accumulateInRegisters});
     passes.push_back({"hoist-reads", hoistInvariantReads});
   } else {
-    passes.push_back({"operand-layout", transposeStridedOperands});
+    passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::OpenMP); }});
     if (reassociate) passes.push_back({"flatten-entries", flattenEntrywise});
     passes.push_back({"hoist-reads", hoistInvariantReads});
     if (reassociate) passes.push_back({"reciprocal-divisions", multiplyByReciprocals});

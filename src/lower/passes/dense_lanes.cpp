@@ -1,0 +1,162 @@
+// Kokkos: the lanes of a team thread along the dense reduction under each stored entry (SDDMM's
+// dot product over k), and the stored entries, not the rows, split evenly over the team threads.
+//
+// Why: lane mapping puts a row's lanes on its stored entries, each lane running a whole dot
+// product. A row of 4,000 entries is then one team thread's, serial in steps of 32, and at each
+// step of k the 32 lanes read C(k,j) of 32 unrelated columns j: a 32-byte sector per value, K x 32
+// bytes per stored entry. With the lanes along k, consecutive lanes read consecutive values of B's
+// row i and of row j of C's transposed copy (operand-layout makes it: it sees a lane loop read
+// C(k,j) along its stride) and a shuffle reduction combines them. One team thread then runs its
+// entries one after another, so they are handed out in chunks of kEntriesPerChunk stored entries
+// regardless of rows: a row longer than a chunk is split over several team threads, each finding
+// its chunk's first and last rows by a binary search over the positions (RowOf), and every team
+// thread has the same work on a power-law graph.
+//
+// Decided at compile time: the reduction's extent is a constant of the kernel (dense extents are
+// compiled in), and it decides which mapping keeps a warp's lanes busy; the row lengths, known only
+// at run time, no longer matter once entries are split evenly. From kMinLanes iterations, every
+// lane of a warp has a product of its own. Below that, lanes on the entries keep more lanes busy,
+// and the strided reads cost little (a few values per entry): such rows keep lane mapping's form.
+// What the compile-time choice cannot see is where a row's columns lie: on an H100
+// (docs/benchmarks-device.md), at K = 64 banded and mesh matrices, whose rows are runs of
+// consecutive columns, ran faster with the lanes on the entries (their reads of C(k, j..j+31) are
+// coalesced, and the next rows read the same sectors), while graphs ran 1.5x to 8x faster this way.
+//
+// The same form runs on the host (lanes one wide), so tests on a host Kokkos run the device's loops.
+// Reductions split over lanes reassociate: under the written order rows keep lane mapping's form.
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/passes/passes.hpp"
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+// A warp's width: the reduction's extent from which every lane has an iteration of its own.
+constexpr int64_t kMinLanes = 32;
+// Stored entries per team thread: enough to pay for its two binary searches over the positions
+// (a few dozen dependent cached loads, against one dot product of K values per entry), few enough
+// that a graph of 10,000 entries still spreads over 600 team threads.
+constexpr int64_t kEntriesPerChunk = 16;
+
+// The extent of a dense loop with constant bounds, else 0.
+int64_t constantTrips(const StmtNode& loop) {
+  return loop.lo->kind == ExprKind::IntImm && loop.hi->kind == ExprKind::IntImm ? loop.hi->intValue - loop.lo->intValue : 0;
+}
+
+// Does a loop of an entry's body read a local variable the body declares mutable (what it only
+// accumulates into aside)? Such a variable is updated by one lane (Single), so a lane loop must
+// not read it.
+bool readsLocal(const Stmt& loop, const std::set<Name>& locals) {
+  bool reads = false;
+  auto check = [&](const Expr& e) { reads |= e->kind == ExprKind::Var && locals.count(e->name); };
+  forEachExpr(loop->lo, check);
+  forEachExpr(loop->hi, check);
+  forEachStmt(loop->body, [&](const Stmt& st) {
+    forEachExpr(st->value, check);
+    if (st->target)
+      for (const Expr& a : st->target->args) forEachExpr(a, check);
+  });
+  return reads;
+}
+
+struct DenseLanes : Mutator {
+  explicit DenseLanes(const LoopProgram& p) : p(p) {}
+  const LoopProgram& p;
+
+  // The row loop's loop over its stored entries when it qualifies: the row's one statement, of
+  // independent iterations, whose body holds only bindings, assignments and at least one wide
+  // dense reduction (an innermost loop of at least kMinLanes iterations reducing into a scalar)
+  // that reads no local the body updates.
+  const StmtNode* entryLoop(const StmtNode& row) const {
+    if (row.schedule != Schedule::Parallel || !row.privates.empty() || !isDenseLoop(row) || row.laneTrips) return nullptr;
+    const StmtNode* entries = onlyStatement(row);
+    if (!entries || entries->kind != StmtKind::For || entries->iterations != Iterations::Independent ||
+        !rowPositions(*entries, row.counter))
+      return nullptr;
+    std::set<Name> locals;
+    bool wide = false;
+    for (const Stmt& s : entries->body) {
+      if (s->kind == StmtKind::Let) {
+        if (s->isMutable) locals.insert(s->name);
+        continue;
+      }
+      if (s->kind == StmtKind::Assign) continue;
+      if (s->kind != StmtKind::For || !isDenseLoop(*s) || !isInnermost(*s) || constantTrips(*s) < kMinLanes ||
+          analyzeIterations(*s, p.tensors).kind != Iterations::ReduceScalar || readsLocal(s, locals))
+        return nullptr;
+      wide = true;
+    }
+    return wide ? entries : nullptr;
+  }
+
+  // An entry's statements on the team thread's lanes: bindings on every lane (they read the same
+  // values), each reduction on the lanes combined by one lane, every other statement on that lane.
+  std::vector<Stmt> onLanes(const std::vector<Stmt>& body) const {
+    std::vector<Stmt> out;
+    for (const Stmt& s : body) {
+      if (s->kind == StmtKind::Let) {
+        out.push_back(s);
+      } else if (s->kind == StmtKind::For) {
+        IterationFacts f = analyzeIterations(*s, p.tensors);
+        out.push_back(reduceOnLanes(s, f.reduceTarget, f.op, [](Stmt combine) { return single({combine}); }));
+      } else {
+        out.push_back(single({s}));
+      }
+    }
+    return out;
+  }
+
+  Stmt visit(const Stmt& s) override {
+    if (s->kind != StmtKind::For) return mutateChildren(s);
+    const StmtNode* entries = entryLoop(*s);
+    if (!entries) return s;
+    const Name& positions = *rowPositions(*entries, s->counter);
+    const Expr stored = var(Name{Role::StoredEntries, positions.text}, Type::Int64), chunk = intImm(kEntriesPerChunk);
+    const Name chunkCounter{Role::Generated, "react_chunk"}, firstName{Role::Generated, "react_first"},
+        lastName{Role::Generated, "react_last"}, rowsEndName{Role::Generated, "react_rows_end"};
+    const Expr first = var(firstName, Type::Int64), last = var(lastName, Type::Int64);
+    const Expr end = binary(BinOp::Add, first, chunk);
+    auto rowOf = [&](Expr entry) {
+      return call(Callee::RowOf, {var(positions, Type::Int64), s->hi, std::move(entry)}, Type::Int64);
+    };
+
+    // The chunk's part of each row: the row's entries clipped to [first, last).
+    Stmt entriesLoop;
+    for (const Stmt& b : s->body)
+      if (b.get() == entries) entriesLoop = b;
+    auto part = copy(entriesLoop);
+    part->lo = call(Callee::Max, {entries->lo, first}, Type::Int64);
+    part->hi = call(Callee::Min, {entries->hi, last}, Type::Int64);
+    part->schedule = Schedule::Serial;
+    part->body = onLanes(entries->body);
+    std::vector<Stmt> rowBody;
+    for (const Stmt& b : s->body) rowBody.push_back(b.get() == entries ? Stmt(part) : b);
+    // The rows the chunk's entries belong to (bound once: a loop's bound is evaluated every iteration).
+    auto rows = copy(forLoop(s->counter, rowOf(first), var(rowsEndName, Type::Int64), std::move(rowBody)));
+    rows->iterations = Iterations::Independent;
+
+    Expr lanes = floatImm(1.0);
+    for (const Stmt& b : entries->body)
+      if (b->kind == StmtKind::For) lanes = call(Callee::Max, {lanes, call(Callee::Cast, {b->hi}, Type::Float64)}, Type::Float64);
+    const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, stored, intImm(kEntriesPerChunk - 1)), chunk);
+    const Expr lastEntry = call(Callee::Select, {binary(BinOp::Lt, end, stored), end, stored}, Type::Int64);
+    const Expr rowsEnd = binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1));
+    auto chunks = copy(forLoop(chunkCounter, intImm(0), chunkCount,
+                               {let(firstName, Type::Int64, binary(BinOp::Mul, var(chunkCounter, Type::Int64), chunk)),
+                                let(lastName, Type::Int64, lastEntry), let(rowsEndName, Type::Int64, rowsEnd), rows},
+                               Schedule::Parallel));
+    chunks->iterations = Iterations::Independent;
+    chunks->laneTrips = lanes;
+    return chunks;
+  }
+};
+
+}  // namespace
+
+LoopProgram mapLanesToDenseReductions(const LoopProgram& p) { return DenseLanes(p).mutate(p); }
+
+}  // namespace react::passes
