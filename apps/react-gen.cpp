@@ -44,6 +44,8 @@ options:
                      in its result's type, a temporary in the widest type of the statements
                      that read it; inputs are read (-i) and generated (-g) in their type
   -o=NAME:FILE.mtx   write a result as Matrix Market
+  -o=NAME:FILE.tns   write a result as FROSTT (rank 3 needs it): a sparse result's stored
+                     entries, a dense one's nonzeros
   -fusion=MODE       none | maximal | react | auto; auto picks the association of product
                      chains and the fusion from a cost model on the inputs' statistics (default:
                      auto when every csr input has data (-i), else react)
@@ -319,6 +321,22 @@ bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// -o's file: FROSTT for a .tns file (a sparse result's stored entries, a dense one's nonzeros),
+// else Matrix Market (rank 2 at most; a sparse result of another format as csr).
+void writeResult(const std::string& file, const TensorData& result) {
+  if (endsWith(file, ".tns")) {
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeFrostt(file, csrToSparse(*m));
+    else if (const DenseTensor* d = std::get_if<DenseTensor>(&result)) writeFrostt(file, denseToSparse(*d, Format::coo(d->rank())));
+    else writeFrostt(file, std::get<SparseTensor>(result));
+  } else if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) {
+    writeMatrixMarket(file, *m);
+  } else if (const DenseTensor* d = std::get_if<DenseTensor>(&result)) {
+    writeMatrixMarket(file, *d);
+  } else {
+    writeMatrixMarket(file, sparseToCsr(std::get<SparseTensor>(result)));
+  }
+}
+
 // -f's format of a tensor -i loads (checked to run), or none.
 std::optional<Format> loadedFormat(const Options& o, const std::string& name, int rank) {
   auto f = o.formats.find(name);
@@ -446,6 +464,9 @@ int run(int argc, char** argv) {
     if (it == program.tensors.end()) argError(arg, "the program has no tensor '" + name + "'");
     if (it->second.role == TensorRole::Input) argError(arg, "'" + name + "' is an input, not a result");
     if (it->second.role != TensorRole::Output) argError(arg, "'" + name + "' is not a result of the program");
+    if (!endsWith(file, ".tns") && it->second.shape.size() > 2)
+      argError(arg, "'" + name + "' has rank " + std::to_string(it->second.shape.size()) +
+                        "; Matrix Market holds rank 2 at most: write it as FROSTT (a .tns file)");
     checkWritable(arg, file);
   }
   if (!o.writeSource.empty()) checkWritable("-write-source=" + o.writeSource, o.writeSource);
@@ -535,8 +556,7 @@ int run(int argc, char** argv) {
   for (const auto& [name, file] : o.outputFiles) {
     const TensorData& result = results.at(name);
     try {
-      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&result)) writeMatrixMarket(file, *m);
-      else writeMatrixMarket(file, std::get<DenseTensor>(result));
+      writeResult(file, result);
     } catch (const UserError& e) {
       argError("-o=" + name + ":" + file, e.what());
     }

@@ -1,29 +1,34 @@
 #!/usr/bin/env python3
 """The user-facing tools on a device: react-gen's Kokkos kernels (on the GPU where react was built
 against a CUDA Kokkos) against its OpenMP kernels on the host, on a real matrix, through the files
-react-gen writes (-o), in float64 and float32.
+react-gen writes (-o), in float64 and float32. With --tensor, also the 3-tensor kernels (MTTKRP and
+TTM over a FROSTT file read into csf), in the fusion modes that compute them differently.
 
-    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--out DIR] [--program NAME]...
+    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--tensor B.tns] [--out DIR] [--program NAME]...
 
 A result that is all zeros, differs in its pattern or shape, or differs by more than the tolerance
 fails the check (exit 1). Needs NumPy only: the Matrix Market reader is below.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-# (name, statement, react-gen arguments besides -i/-o); every dense input generated from a fixed
-# seed, so both targets see the same values.
+# (name, statement, react-gen arguments besides -i/-o, the sparse input: S a matrix or B a tensor,
+# fusion modes); every dense input generated from a fixed seed, so both targets see the same values.
 PROGRAMS = [
-    ("sddmm", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"]),
-    ("sddmm_ct", "A = S * (B @ C.T)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"]),
-    ("spmm_mm", "A = S @ C @ D", ["-g=C:u:3", "-g=D:u:4", "-d=h:256", "-d=j:16"]),
-    ("norm_row", "A = S / sum(S, axis=1)", []),
-    ("softmax", "A = softmax(S, axis=1)", []),
+    ("sddmm", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
+    ("sddmm_ct", "A = S * (B @ C.T)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
+    ("spmm_mm", "A = S @ C @ D", ["-g=C:u:3", "-g=D:u:4", "-d=h:256", "-d=j:16"], "S", ["react"]),
+    ("norm_row", "A = S / sum(S, axis=1)", [], "S", ["react"]),
+    ("softmax", "A = softmax(S, axis=1)", [], "S", ["react"]),
+    # react keeps one row of j per (i,k) fibre; maximal multiplies all three per stored entry
+    ("mttkrp", "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", ["-g=C:u:5", "-g=D:u:6", "-d=j:32"], "B", ["react", "maximal"]),
+    ("ttm", "A(i,j,l) = B(i,j,k) * C(k,l)", ["-g=C:u:7", "-d=l:16"], "B", ["react"]),  # rank 3: a .tns result
 ]
 TOLERANCE = {"float64": 1e-12, "float32": 1e-5}
 
@@ -43,6 +48,18 @@ def read_matrix_market(path):
     return (dims[0], dims[1]), None, rest
 
 
+def read_frostt(path):
+    """(shape, coordinates, values) of a FROSTT file react-gen wrote (its first line names the shape)."""
+    with open(path) as f:
+        shape = tuple(int(x) for x in re.match(r"#\s*([0-9x ]+) tensor", f.readline()).group(1).split("x"))
+        rest = np.loadtxt(f, ndmin=2)
+    return shape, rest[:, :-1].astype(np.int64), rest[:, -1]
+
+
+def read_result(path):
+    return read_frostt(path) if path.endswith(".tns") else read_matrix_market(path)
+
+
 def run(argv):
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
@@ -53,34 +70,38 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True, help="folder with react-gen")
     parser.add_argument("--matrix", required=True, help="a Matrix Market file for S")
+    parser.add_argument("--tensor", help="a FROSTT .tns file for B (the 3-tensor programs; skipped without it)")
     parser.add_argument("--out", help="keep the result files here (default: a temporary folder)")
     parser.add_argument("--program", action="append", choices=[p[0] for p in PROGRAMS],
                         help="check only this program (repeatable; default: all)")
     args = parser.parse_args()
-    programs = [p for p in PROGRAMS if not args.program or p[0] in args.program]
+    inputs = {"S": args.matrix, "B": args.tensor}
+    programs = [p for p in PROGRAMS if (not args.program or p[0] in args.program) and inputs[p[3]]]
     out = args.out or tempfile.mkdtemp(prefix="react-device-check-")
     os.makedirs(out, exist_ok=True)
     gen = os.path.join(args.bin, "react-gen")
-    failed = 0
+    checks = failed = 0
     for value_type in ("float64", "float32"):
-        for name, statement, extra in programs:
+        for (name, statement, extra, sparse, modes), fusion in ((p, m) for p in programs for m in p[4]):
             files = {}
             for target in ("openmp", "kokkos"):
-                files[target] = os.path.join(out, f"{name}-{value_type}-{target}.mtx")
-                run([gen, statement, f"-i=S:{args.matrix}", *extra, f"-t={value_type}", f"-target={target}",
-                     "-fusion=react", f"-o=A:{files[target]}"])
-            shape_h, where_h, host = read_matrix_market(files["openmp"])
-            shape_d, where_d, device = read_matrix_market(files["kokkos"])
+                suffix = ".tns" if name == "ttm" else ".mtx"
+                files[target] = os.path.join(out, f"{name}-{fusion}-{value_type}-{target}{suffix}")
+                run([gen, statement, f"-i={sparse}:{inputs[sparse]}", *extra, f"-t={value_type}",
+                     f"-target={target}", f"-fusion={fusion}", f"-o=A:{files[target]}"])
+            shape_h, where_h, host = read_result(files["openmp"])
+            shape_d, where_d, device = read_result(files["kokkos"])
             scale = max(np.max(np.abs(host)), np.finfo(float).tiny)
             same_structure = shape_h == shape_d and (where_h is None) == (where_d is None) and (
                 where_h is None or np.array_equal(where_h, where_d))
             error = np.max(np.abs(device - host)) / scale if same_structure and host.size else float("inf")
             ok = same_structure and error <= TOLERANCE[value_type] and np.any(device != 0)
+            checks += 1
             failed += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {name:9s} {value_type}: {host.size} values, "
+            print(f"{'ok  ' if ok else 'FAIL'} {name:9s} {fusion:8s} {value_type}: {host.size} values, "
                   f"max |kokkos - openmp| / max |openmp| = {error:.2e}"
                   + ("" if np.any(device != 0) else " (kokkos result all zeros)"), flush=True)
-    print(f"{len(programs) * 2 - failed} passed, {failed} failed")
+    print(f"{checks - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 

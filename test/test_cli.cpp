@@ -273,6 +273,24 @@ TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Ma
   requireError(mttkrp + " -f=B:coo",
                "argument '-f=B:coo': format coo of tensor 'B' is not supported yet: level 0 is compressed-nonunique");
 
+  // A rank-3 result (TTM) is written as FROSTT: its nonzeros, read back as the interpreter's.
+  const std::string ttm = "'A(i,j,l) = B(i,j,k) * C(k,l)' -i=B:" + b + " -g=C:u -d=l:3";
+  {
+    TensorValues ttmInputs{{"B", inputs.at("B")}, {"C", randomDense({10, 3}, 1)}};
+    Environment ttmEnv;
+    for (const auto& [name, value] : ttmInputs) ttmEnv.declare(name, shapeOf(value), formatOf(value));
+    const TensorValues ttmWant = interpret(buildIndexTree(parseIndexNotation("A(i,j,l) = B(i,j,k) * C(k,l)", ttmEnv)), ttmInputs);
+    for (const char* mode : {"none", "maximal", "react"}) {
+      Result r = run(ttm + " -fusion=" + mode + " -o=A:" + dir + "/a.tns");
+      INFO(mode << "\n" << r.output);
+      REQUIRE(r.status == 0);
+      const TensorData got = sparseToDense(readFrostt(dir + "/a.tns", Format::coo(3), ValueType::Float64, {20, 15, 3}));
+      CHECK(fuzz::relativeError(got, ttmWant.at("A")) < 1e-12);
+    }
+  }
+  requireError(ttm + " -o=A:" + dir + "/a.mtx",
+               "argument '-o=A:" + dir + "/a.mtx': 'A' has rank 3; Matrix Market holds rank 2 at most: write it as FROSTT (a .tns file)");
+
   // Matrix Market into csc: the same SpMM as from csr.
   const std::string spmm = "'A(i,h) = S(i,j) * C(j,h)' -i=S:" + s + " -g=C:u -d=h:4";
   REQUIRE(run(spmm + " -o=A:" + dir + "/csr.mtx").status == 0);
