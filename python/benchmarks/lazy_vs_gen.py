@@ -5,6 +5,12 @@ kernel (compiled by the first, which is not timed) and runs it: what a loop over
 costs. Medians of RUNS runs, then the median of ROUNDS rounds, which alternate between react-gen
 and Python.
 
+libgomp's wait policy applies to both sides: with OMP_WAIT_POLICY=passive every parallel region
+wakes sleeping threads (35 to 50 us here), which react-gen's -time counts in each run as well; by
+default they wait spinning for a while, and consecutive runs find them awake. OMP_NUM_THREADS=1
+keeps a busy machine's scheduling out of both sides (a thread descheduled at the kernel's barrier
+costs a time slice, milliseconds).
+
     PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/lazy_vs_gen.py [--runs N] [--rounds R] [--matrix FILE]
 """
 
