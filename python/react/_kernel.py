@@ -129,13 +129,16 @@ class Kernel:
             args[k], sources[k], bytes_copied, is_torch = _inputs.prepare(self._inputs[k], x, self._dtypes[k])
             copied += bytes_copied
             torch_results |= is_torch
-        values, extension_copied = self._native.run(args)
+        # The extension copies a SciPy pattern's indptr and indices for a csr result; torch's are
+        # copied by torch.
+        values, extension_copied = self._native.run(args, not torch_results)
         self.last_copy_bytes = copied + extension_copied
         for k, (_, csr, pattern) in enumerate(self._results):
             if torch_results:
                 values[k] = _torch.csr_result(values[k], sources[pattern]) if csr else _torch.dense_result(values[k])
             elif csr:
-                values[k] = _inputs.csr_result(values[k], sources[pattern])
+                data, indices, indptr = values[k]
+                values[k] = _inputs.csr_result(data, indices, indptr, sources[pattern].shape)
         return values
 
     def _kernel_seconds(self, calls, **inputs):
