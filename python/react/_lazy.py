@@ -301,7 +301,9 @@ class _Program:
         if found is None:
             kernel = compile(self.text, fusion=fusion, target=target,
                              tensors={f"x{n}": x for n, x in enumerate(self.inputs)})
-            found = kernel, tuple(int(name[1:]) for name in kernel.inputs), tuple(int(name[1:]) for name in kernel.results)
+            input_numbers = tuple(int(name[1:]) for name in kernel.inputs)  # x<n>
+            result_numbers = tuple(int(name[1:]) for name in kernel.results)  # r<k>
+            found = kernel, input_numbers, result_numbers
             if len(_kernels) >= _MAX_KERNELS:
                 _kernels.popitem(last=False)
             _kernels[key] = found
@@ -309,9 +311,9 @@ class _Program:
         return found
 
 
-# Kernels (with their inputs' and results' numbers) by program text, options and input signature, the least
-# recently used dropped first (a compiled kernel is also on disk, in the JIT cache: compiling it
-# again is a cache hit).
+# Kernels (with their inputs' and results' numbers) by program text, options and input
+# signature, the least recently used dropped first (a compiled kernel is also on disk, in the JIT
+# cache: compiling it again is a cache hit).
 _MAX_KERNELS = 256
 _kernels = collections.OrderedDict()
 # Program texts by trees, so that evaluating a program again writes no text; trees that differ
