@@ -3,7 +3,15 @@ react.lazy(), through a compiled kernel, and through react-gen, which times the 
 (docs/python.md, "Lazy mode"). Each Python evaluation records the expression again, finds its
 kernel (compiled by the first, which is not timed) and runs it: what a loop over the example
 costs. Medians of RUNS runs, then the median of ROUNDS rounds, which alternate between react-gen
-and Python.
+and Python. Last, the wall time of a whole react-gen run of the same program (start the process,
+read the matrix, generate B and C, find the kernel in the JIT cache, run it once): what the
+program costs through react-gen when it is not timed from inside (median of RUNS/20, at least 3).
+
+libgomp's wait policy applies to both sides: with OMP_WAIT_POLICY=passive every parallel region
+wakes sleeping threads (35 to 50 us here), which react-gen's -time counts in each run as well; by
+default they wait spinning for a while, and consecutive runs find them awake. OMP_NUM_THREADS=1
+keeps a busy machine's scheduling out of both sides (a thread descheduled at the kernel's barrier
+costs a time slice, milliseconds).
 
     PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/lazy_vs_gen.py [--runs N] [--rounds R] [--matrix FILE]
 """
@@ -52,12 +60,15 @@ def main():
 
     sddmm = react.compile("A = S * (B @ C.T)", S=S, B=B, C=C)
     lazy()  # compiles (or finds the kernel in the JIT cache)
-    command = [args.react_gen, "A = S * (B @ C.T)", f"-i=S:{args.matrix}", "-g=B:u", "-g=C:u",
-               f"-d=B:{S.shape[0]}x64", f"-d=C:{S.shape[1]}x64", f"-time={args.runs}"]
+    run_once = [args.react_gen, "A = S * (B @ C.T)", f"-i=S:{args.matrix}", "-g=B:u", "-g=C:u",
+                f"-d=B:{S.shape[0]}x64", f"-d=C:{S.shape[1]}x64"]
 
     def react_gen():
-        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(run_once + [f"-time={args.runs}"], check=True, capture_output=True, text=True).stdout
         return float(re.search(r"median=([0-9.e+-]+) ms", out).group(1))
+
+    def react_gen_once():
+        subprocess.run(run_once, check=True, capture_output=True)
 
     # Rounds alternate between react-gen and Python, so that a machine busy for a while slows both.
     measured = {"gen": [], "raw": [], "lazy": [], "compiled": []}
@@ -72,6 +83,7 @@ def main():
             ("react.lazy(): record, find the kernel, run, tocsr()", lazy_ms),
             ("react.compile'd kernel: sddmm(S=S, B=B, C=C)", compiled)]
     product_gib = S.shape[0] * S.shape[1] * 8 / 2**30  # SciPy computes the dense B @ C.T first
+    rows.append(("a whole react-gen run (process, matrix, kernel once)", median_ms(react_gen_once, max(3, args.runs // 20))))
     if product_gib < 4:
         rows.append(("SciPy: S.multiply(B @ C.T)", median_ms(lambda: S.multiply(B @ C.T), max(3, args.runs // 20))))
     print(f"SDDMM K=64 on {pathlib.Path(args.matrix).name} ({S.shape[0]}x{S.shape[1]}, {S.nnz} nnz); median ms")

@@ -94,7 +94,7 @@ def _assembly_works():
 _csr = _assembled_csr if _assembly_works() else _constructed_csr
 
 
-def csr_result(values, pattern):
-    """A csr_matrix of `values` at the stored entries of the SciPy csr matrix `pattern`."""
-    nnz = values.shape[0]
-    return _csr(values, pattern.indices[:nnz].copy(), pattern.indptr.copy(), pattern.shape)
+def csr_result(values, indices, indptr, shape):
+    """A csr_matrix of `values` with the pattern `indices`, `indptr`: the extension's copies of a
+    checked input's arrays, which no one else holds."""
+    return _csr(values, indices, indptr, shape)

@@ -110,29 +110,36 @@ class Kernel:
             args = [inputs[name] for name in self._inputs]
         except KeyError:
             self._check_names(inputs)
-        return self._run(args)
+        values = self._run(args)
+        if len(values) == 1:
+            return values[0]
+        return {name: value for (name, _, _), value in zip(self._results, values)}
 
     def _run(self, args):
         """A call on `args`, a new list of the inputs in the kernel's order (lazy mode's kernels
-        are called so, without names)."""
-        sources = args[:]
+        are called so, without names): the results' values in the order of `results`."""
+        sources = args
         copied = 0
         torch_results = False
         for k, x in enumerate(args):
             if type(x) is np.ndarray or type(x) is sp.csr_matrix:
                 continue  # read in place or converted by the extension
+            if sources is args:
+                sources = args[:]
             args[k], sources[k], bytes_copied, is_torch = _inputs.prepare(self._inputs[k], x, self._dtypes[k])
             copied += bytes_copied
             torch_results |= is_torch
-        values, extension_copied = self._native.run(args)
+        # The extension copies a SciPy pattern's indptr and indices for a csr result; torch's are
+        # copied by torch.
+        values, extension_copied = self._native.run(args, not torch_results)
         self.last_copy_bytes = copied + extension_copied
-        results = {}
-        for (name, csr, pattern), value in zip(self._results, values):
+        for k, (_, csr, pattern) in enumerate(self._results):
             if torch_results:
-                results[name] = _torch.csr_result(value, sources[pattern]) if csr else _torch.dense_result(value)
-            else:
-                results[name] = _inputs.csr_result(value, sources[pattern]) if csr else value
-        return results.popitem()[1] if len(results) == 1 else results
+                values[k] = _torch.csr_result(values[k], sources[pattern]) if csr else _torch.dense_result(values[k])
+            elif csr:
+                data, indices, indptr = values[k]
+                values[k] = _inputs.csr_result(data, indices, indptr, sources[pattern].shape)
+        return values
 
     def _kernel_seconds(self, calls, **inputs):
         """The kernel's own time on these inputs (NumPy and SciPy ones): the seconds of each of

@@ -91,18 +91,14 @@ _UFUNCS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
 _ARRAY_TYPES = (np.ndarray, sp.csr_matrix)
 
 
-def _leaf(value):
-    return _Node("value", value=value)
-
-
 def _operand(x):
-    if isinstance(x, Lazy):
+    if type(x) is Lazy or isinstance(x, Lazy):
         return x._node
     if type(x) in _ARRAY_TYPES:  # no number: spares the abstract class's slower check
-        return _leaf(x)
+        return _Node("value", (), None, x)
     if isinstance(x, numbers.Real) and not isinstance(x, bool):
-        return _Node("scalar", value=float(x))
-    return _leaf(x)
+        return _Node("scalar", (), None, float(x))
+    return _Node("value", (), None, x)
 
 
 def _axis(axis):
@@ -114,7 +110,8 @@ def _record(op, *operands, axis=None):
     either way, and a later program that reads it computes it again from the wrapped values: a
     csr result is a new matrix, and react combines csr operands only of one pattern tensor; a
     result has lost the axes sum(axis=) kept (docs/semantics.md)."""
-    result = Lazy._of(_Node(op, tuple([_operand(x) for x in operands]), axis=axis))
+    # map, not a comprehension: Python 3.11 makes a function object for each comprehension run.
+    result = Lazy._of(_Node(op, tuple(map(_operand, operands)), axis))
     if _current.get() is None:
         evaluate(result)
     return result
@@ -189,6 +186,9 @@ class Lazy:
         return np.asarray(self)
 
     def tocsr(self):
+        value = self._node.value
+        if type(value) is sp.csr_matrix:  # computed: SciPy's tocsr() would return it as it is
+            return value
         value = evaluate(self)
         return value.tocsr() if sp.issparse(value) else sp.csr_matrix(np.asarray(self))
 
@@ -269,10 +269,11 @@ class _Program:
                     if op == "scalar":
                         scalars.append(n)
                 return n
-            return (op, node.axis, *[tree(a) for a in node.args])
+            return (op, node.axis, *map(tree, node.args))  # map: no comprehension's function object
 
-        self.trees = tuple(tree(v._node) for v in values)
-        signature = [None if scalars and n in scalars else _signature(x) for n, x in enumerate(inputs)]
+        self.trees = tuple([tree(v._node) for v in values])
+        signature = list(map(_signature, inputs)) if not scalars else \
+            [None if n in scalars else _signature(x) for n, x in enumerate(inputs)]
         if scalars:
             # Numbers take the inputs' type, as NumPy's Python scalars do: float32 with float32 arrays.
             types = {s[-1] for s in signature if s is not None}
@@ -293,14 +294,16 @@ class _Program:
         return text
 
     def kernel(self, fusion, target):
-        """The kernel for this program and these options, and which inputs it takes in its
-        argument order (their numbers)."""
+        """The kernel for this program and these options, which inputs it takes in its argument
+        order (their numbers), and which value each of its results is (their numbers, k of rk)."""
         key = (self.text, fusion, target, self.signature)
         found = _kernels.get(key)
         if found is None:
             kernel = compile(self.text, fusion=fusion, target=target,
                              tensors={f"x{n}": x for n, x in enumerate(self.inputs)})
-            found = kernel, tuple(int(name[1:]) for name in kernel.inputs)
+            input_numbers = tuple(int(name[1:]) for name in kernel.inputs)  # x<n>
+            result_numbers = tuple(int(name[1:]) for name in kernel.results)  # r<k>
+            found = kernel, input_numbers, result_numbers
             if len(_kernels) >= _MAX_KERNELS:
                 _kernels.popitem(last=False)
             _kernels[key] = found
@@ -308,9 +311,9 @@ class _Program:
         return found
 
 
-# Kernels (with their inputs' numbers) by program text, options and input signature, the least
-# recently used dropped first (a compiled kernel is also on disk, in the JIT cache: compiling it
-# again is a cache hit).
+# Kernels (with their inputs' and results' numbers) by program text, options and input
+# signature, the least recently used dropped first (a compiled kernel is also on disk, in the JIT
+# cache: compiling it again is a cache hit).
 _MAX_KERNELS = 256
 _kernels = collections.OrderedDict()
 # Program texts by trees, so that evaluating a program again writes no text; trees that differ
@@ -328,14 +331,13 @@ def evaluate(*values, fusion=None, target=None):
     """Computes lazy values, all in one fused kernel, and returns the result (a tuple for several):
     NumPy arrays, scipy.sparse.csr_matrix or torch tensors as for react.compile's kernels. Values
     already computed are not computed again. fusion and target default to the active lazy()'s."""
-    lazies = [wrap(v) for v in values]
+    lazies = list(map(wrap, values))
     pending = [v for v in lazies if v._value is None]
     if pending:
         program = _Program(pending)
-        kernel, numbers = program.kernel(*_options(fusion, target))
-        results = kernel._run([program.inputs[n] for n in numbers])
-        if len(pending) == 1:
-            results = {"r0": results}
-        for k, v in enumerate(pending):
-            v._node.value = results[f"r{k}"]
+        kernel, input_numbers, result_numbers = program.kernel(*_options(fusion, target))
+        inputs = program.inputs
+        results = kernel._run([inputs[n] for n in input_numbers])
+        for k, value in zip(result_numbers, results):
+            pending[k]._node.value = value
     return lazies[0]._value if len(lazies) == 1 else tuple(v._value for v in lazies)

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace react::python {
@@ -20,6 +21,14 @@ std::string dtypeOf(const py::array& a) { return py::str(a.dtype()).cast<std::st
 bool integers(const py::array& a) { return a.dtype().kind() == 'i' || a.dtype().kind() == 'u'; }
 
 std::string inputText(const std::string& name, const char* part) { return "input '" + name + "'" + part; }
+
+// A new C-contiguous array of the first n elements of the vector `a`, of a's type.
+py::array copyOfFirst(const py::array& a, py::ssize_t n) {
+  if (!(a.flags() & py::array::c_style)) return a[py::slice(0, n, 1)].attr("copy")();
+  py::array copy(a.dtype(), std::vector<py::ssize_t>{n});
+  std::memcpy(copy.mutable_data(), a.data(), static_cast<size_t>(n) * a.itemsize());
+  return copy;
+}
 
 }  // namespace
 
@@ -131,6 +140,7 @@ TensorView CallArguments::csrView(const std::string& name, py::handle matrix, Va
     if (message.find("unsorted") == std::string::npos && message.find("duplicate") == std::string::npos) throw;
     throw UserError(message + " (SciPy: sum_duplicates() sorts a matrix's columns and merges duplicates)");
   }
+  givenPatterns_[name] = {indptr, indices};
   return v;
 }
 
@@ -181,7 +191,17 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
   views_[name] = std::move(v);
 }
 
-py::list CallArguments::allocateResults() {
+py::tuple CallArguments::withPatternCopies(const ResultLayout& result, const py::array& values) const {
+  auto given = givenPatterns_.find(result.pattern);
+  if (given == givenPatterns_.end())
+    throw UserError("result '" + result.name + "': its pattern, input '" + result.pattern +
+                    "', is no SciPy csr matrix, whose indptr and indices the result would copy (DLPackCsr inputs "
+                    "come with torch tensors, whose results torch assembles)");
+  const GivenPattern& p = given->second;
+  return py::make_tuple(values, copyOfFirst(p.indices, values.shape(0)), copyOfFirst(p.indptr, p.indptr.shape(0)));
+}
+
+py::list CallArguments::allocateResults(bool copyPatterns) {
   py::list results;
   for (const ResultLayout& r : kernel_.resultsFor(kernel_.sizesFor(views_))) {
     // A csr result's values sit at its pattern's stored entries.
@@ -202,7 +222,7 @@ py::list CallArguments::allocateResults() {
       py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
                                                          : py::array(py::array_t<double>(shape));
       v.data = ReactTensor{host.mutable_data(), host.size(), {}, {}};
-      array = host;
+      array = r.csr && copyPatterns ? py::object(withPatternCopies(r, host)) : py::object(host);
     }
     views_[r.name] = std::move(v);
     results.append(array);

@@ -24,10 +24,10 @@ struct CompiledKernel {
   std::vector<std::string> inputs;  // in argument order
 
   // Runs on `args` (one per input, in `inputs` order): the results in Kernel::resultsFor's order
-  // and the bytes of the conversions the inputs needed.
-  py::tuple run(const py::list& args) const {
+  // (CallArguments::allocateResults) and the bytes of the conversions the inputs needed.
+  py::tuple run(const py::list& args, bool copyPatterns) const {
     CallArguments call = bind(args);
-    py::list results = call.allocateResults();
+    py::list results = call.allocateResults(copyPatterns);
     BoundKernel bound = kernel.bindViews(call.views());
     {
       py::gil_scoped_release release;  // other Python threads run meanwhile
@@ -40,7 +40,7 @@ struct CompiledKernel {
   // measured against): the seconds of each of `calls` calls of Kernel::runRaw after a warm-up.
   std::vector<double> timeRaw(const py::list& args, int calls) const {
     CallArguments call = bind(args);
-    py::list results = call.allocateResults();
+    py::list results = call.allocateResults(false);
     BoundKernel bound = kernel.bindViews(call.views());
     py::gil_scoped_release release;
     bound.run();
@@ -133,7 +133,7 @@ PYBIND11_MODULE(_react, m) {
         "the JIT cache kernels are compiled into: dir, else $REACT_CACHE_DIR, else ~/.cache/react");
 
   py::class_<CompiledKernel>(m, "Kernel")
-      .def("run", &CompiledKernel::run, py::arg("args"))
+      .def("run", &CompiledKernel::run, py::arg("args"), py::arg("copy_patterns"))
       .def("time_raw", &CompiledKernel::timeRaw, py::arg("args"), py::arg("calls"))
       .def_readonly("inputs", &CompiledKernel::inputs)
       .def_property_readonly("results", &CompiledKernel::results)

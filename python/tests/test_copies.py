@@ -144,3 +144,75 @@ def test_names_are_checked(sddmm):
     # Inputs are keywords; names that are not Python identifiers come as a mapping.
     kernel = react.compile("A = else * 2", tensors={"else": B})
     assert_close(kernel(tensors={"else": B}), 2 * B)
+
+
+def _constructed(result):
+    """What SciPy's own constructor makes of a csr result's arrays (it checks them), its sorted
+    and canonical flags computed."""
+    m = sp.csr_matrix((result.data.copy(), result.indices.copy(), result.indptr.copy()), shape=result.shape)
+    m.has_sorted_indices, m.has_canonical_format  # computed and kept by SciPy
+    return m
+
+
+def _non_array_state(m):
+    return {k: v for k, v in vars(m).items() if not isinstance(v, np.ndarray)}
+
+
+def test_a_csr_result_is_the_matrix_scipys_constructor_makes(sddmm):
+    """A csr result is assembled without csr_matrix's constructor, from copies of its pattern's
+    arrays made by the extension: it must be the matrix the constructor makes of them."""
+    kernel, S, B, C = sddmm
+    f32 = S.astype(np.float32)
+    for pattern, values in ((S, S), (in_place(S), S), (f32, f32.astype(np.float64))):
+        result = kernel(S=pattern, B=B, C=C)
+        assert type(result) is sp.csr_matrix and result.shape == S.shape and result.nnz == S.nnz
+        assert result.indptr.dtype == pattern.indptr.dtype and result.indices.dtype == pattern.indices.dtype
+        assert result.indptr.flags.c_contiguous and result.indices.flags.c_contiguous
+        assert result.has_sorted_indices and result.has_canonical_format
+        assert _non_array_state(result) == _non_array_state(_constructed(result))
+        result.check_format(full_check=True)  # (gives indptr and indices one type, as SciPy keeps them)
+        assert_close(result, values.multiply(B @ C.T))
+        assert_close(result @ C, values.multiply(B @ C.T) @ C)  # SciPy's routines take it
+
+
+def test_a_csr_results_pattern_is_its_own(sddmm):
+    """Changing a result's indptr or indices changes neither the input's nor another result's."""
+    kernel, S, B, C = sddmm
+    pattern = S.copy()
+    first, second = kernel(S=pattern, B=B, C=C), kernel(S=pattern, B=B, C=C)
+    for a in (first.indptr, first.indices):
+        for b in (pattern.indptr, pattern.indices, second.indptr, second.indices):
+            assert not np.shares_memory(a, b)
+    first.indices[:] = 0
+    first.indptr[:] = 0
+    assert np.array_equal(pattern.indices, S.indices) and np.array_equal(pattern.indptr, S.indptr)
+    assert_close(second, S.multiply(B @ C.T))
+    pattern.indices[:] = 0  # the input changes after the call
+    assert np.array_equal(second.indices, S.indices)
+
+
+def test_a_csr_results_pattern_ends_at_the_inputs_last_entry(sddmm):
+    """indptr[-1] ends the stored entries: indices and data past it (SciPy allows them) are not
+    the result's; a strided indices view is copied contiguous."""
+    kernel, S, B, C = sddmm
+    padded = S.copy()
+    padded.indices = np.concatenate([S.indices, [0, 1]]).astype(S.indices.dtype)
+    padded.data = np.concatenate([S.data, [7.0, 8.0]])
+    result = kernel(S=padded, B=B, C=C)
+    assert result.indices.shape == (S.nnz,) and np.array_equal(result.indices, S.indices)
+    assert_close(result, S.multiply(B @ C.T))
+    strided = S.copy()
+    strided.indices = np.repeat(S.indices, 2)[::2]
+    assert not strided.indices.flags.c_contiguous
+    result = kernel(S=strided, B=B, C=C)
+    assert result.indices.flags.c_contiguous and np.array_equal(result.indices, S.indices)
+
+
+def test_a_dlpack_csr_pattern_without_torch_is_an_error(sddmm):
+    """The extension copies a csr result's pattern from a SciPy matrix only; a DLPackCsr's is
+    torch's to copy (its results are torch tensors)."""
+    kernel, S, B, C = sddmm
+    m = in_place(S)
+    given = react._react.DLPackCsr(*S.shape, *(a.__dlpack__() for a in (m.indptr, m.indices, m.data)))
+    with pytest.raises(react.Error, match="result 'A': its pattern, input 'S', is no SciPy csr matrix"):
+        kernel(S=given, B=B, C=C)
