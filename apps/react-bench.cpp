@@ -24,14 +24,19 @@ namespace {
 
 const char* kUsage = R"(usage: react-bench --kernel NAME|all --matrix FILE_OR_DIR... [options]
 
-Runs each kernel on each matrix with each variant: one warm-up run (checked against the first
+Runs each kernel on each matrix (the tensor kernels: on each 3-tensor) with each variant: one warm-up run (checked against the first
 variant, react-openmp when selected; all must agree to --tolerance), then --reps timed runs;
 reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandwidth measured here.
 
-  --kernel LIST          sddmm, spmm_mm, norm_row, softmax or all (comma list; default all)
-  --matrix PATH...       Matrix Market files, or folders of *.mtx files
+  --kernel LIST          sddmm, spmm_mm, norm_row, softmax (on matrices), mttkrp, ttm (on
+                         3-tensors) or all (comma list; default all: each input's kernels)
+  --matrix PATH...       Matrix Market files, FROSTT .tns files (3-tensors, read into csf), or
+                         folders of them
   --synthetic KIND:N:AVG a generated N x N matrix with AVG stored entries per row on average;
                          KIND: uniform | powerlaw | banded (repeatable)
+  --tensor powerlaw:IxJxK:NNZ[:EXPONENT]
+                         a generated I x J x K power-law 3-tensor (powerLawTensor) with about NNZ
+                         stored entries, in csf; EXPONENT of the Pareto weights (default 2)
   --variants LIST        comma list of none-openmp, maximal-openmp, react-openmp, none-kokkos,
                          maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels,
                          taco-default, taco-best (TACO's default schedule and the best one
@@ -49,11 +54,13 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
   --budget SECONDS       fewer runs (at least 1) where N runs would take longer (default 2)
   --sddmm-k LIST         sddmm dense sizes K (default 64,256)
   --nh N, --nj N         spmm_mm dense sizes (default 256, 16)
+  --rank LIST            mttkrp and ttm: the dense factors' width R (default 16,32,64)
   --tolerance X          largest relative error allowed against the first variant (default 1e-9);
                          each row's error is in the CSV (rel_error)
   --jobs N               JIT compilations run at once before the runs (default 4)
   --max-flops X          refuse variants performing more flops per run (default 6e10)
-  --max-temp-gb X        refuse variants whose temporaries need more memory (default 4)
+  --max-temp-gb X        refuse variants whose temporaries (or ttm's dense output) need more
+                         memory (default 4)
   --csv FILE             one row per (matrix, kernel, variant, threads)
   --plot FILE            speedup over library per matrix, PNG or SVG (scripts/plot_bench.py)
   --cache-dir DIR        JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
@@ -68,7 +75,7 @@ from stalling every barrier for a time slice (scripts/bench.sh sets it).
 )";
 
 struct Options {
-  std::vector<std::string> kernels{"all"}, matrices, synthetic;
+  std::vector<std::string> kernels{"all"}, matrices, synthetic, tensors;
   std::string variants = "all", csv, plot, cacheDir, perturb, writeSynthetic;
   std::vector<int> threads;
   int reps = 10, jobs = 4;
@@ -129,6 +136,8 @@ Options parseArgs(int argc, char** argv) {
       if (o.matrices.empty()) argError(arg, "expected files or folders");
     } else if (key == "--synthetic") {
       o.synthetic.push_back(next());
+    } else if (key == "--tensor") {
+      o.tensors.push_back(next());
     } else if (key == "--variants") {
       o.variants = next();
     } else if (key == "--threads") {
@@ -143,6 +152,8 @@ Options parseArgs(int argc, char** argv) {
       o.sizes.nh = static_cast<int64_t>(number(arg, next(), true));
     } else if (key == "--nj") {
       o.sizes.nj = static_cast<int64_t>(number(arg, next(), true));
+    } else if (key == "--rank") {
+      o.sizes.ranks = integers<int64_t>(arg, next());
     } else if (key == "--tolerance") {
       o.tolerance = number(arg, next(), false);
     } else if (key == "--jobs") {
@@ -165,15 +176,43 @@ Options parseArgs(int argc, char** argv) {
       argError(arg, "unknown option (see --help)");
     }
   }
-  if (o.matrices.empty() && o.synthetic.empty()) throw UserError("no matrix given: use --matrix FILE_OR_DIR or --synthetic KIND:N:AVG");
+  if (o.matrices.empty() && o.synthetic.empty() && o.tensors.empty())
+    throw UserError("no matrix given: use --matrix FILE_OR_DIR, --synthetic KIND:N:AVG or --tensor powerlaw:IxJxK:NNZ");
   if (o.threads.empty()) o.threads = {omp_get_max_threads()};
   return o;
 }
 
-// A matrix to benchmark: a file, or a generator spec.
+// A matrix or 3-tensor to benchmark: a file, or a generator spec (synthetic: a matrix; tensor: a
+// 3-tensor, the spec's dimensions, entries and exponent).
 struct MatrixSource {
   std::string name, path, synthetic;
+  std::vector<int64_t> tensorShape;
+  int64_t tensorEntries = 0;
+  double exponent = 2;
 };
+
+bool isFrostt(const std::string& path) { return std::filesystem::path(path).extension() == ".tns"; }
+bool isTensor(const MatrixSource& m) { return !m.tensorShape.empty() || isFrostt(m.path); }
+
+// The kernels that run on `m`: the matrix kernels on a matrix, the tensor kernels on a 3-tensor.
+std::vector<BenchKernel> kernelsFor(const std::vector<BenchKernel>& kernels, const MatrixSource& m) {
+  std::vector<BenchKernel> out;
+  std::copy_if(kernels.begin(), kernels.end(), std::back_inserter(out), [&](const BenchKernel& k) { return k.tensor() == isTensor(m); });
+  return out;
+}
+
+// Every input has a kernel, and every kernel named in --kernel an input (with "all", only the former).
+void checkPairs(const Options& o, const std::vector<BenchKernel>& kernels, const std::vector<MatrixSource>& inputs) {
+  for (const MatrixSource& m : inputs)
+    if (kernelsFor(kernels, m).empty())
+      throw UserError("input '" + m.name + "' is a " + (isTensor(m) ? "3-tensor" : "matrix") + ": none of the kernels given (--kernel) takes one");
+  if (std::find(o.kernels.begin(), o.kernels.end(), "all") != o.kernels.end()) return;
+  for (const BenchKernel& k : kernels)
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const MatrixSource& m) { return k.tensor() == isTensor(m); }))
+      throw UserError("kernel '" + k.name + "' takes a " +
+                      (k.tensor() ? std::string("csf 3-tensor: give one with --tensor or --matrix FILE.tns")
+                                  : std::string("csr matrix: give one with --matrix FILE.mtx or --synthetic")));
+}
 
 std::vector<MatrixSource> matrixSources(const Options& o) {
   std::vector<MatrixSource> out;
@@ -181,15 +220,15 @@ std::vector<MatrixSource> matrixSources(const Options& o) {
   for (const std::string& p : o.matrices) {
     if (!fs::is_directory(p)) {
       if (!fs::exists(p)) throw UserError(p + ": no such file or folder");
-      out.push_back({fs::path(p).stem().string(), p, ""});
+      out.push_back({fs::path(p).stem().string(), p, "", {}});
       continue;
     }
     std::vector<fs::path> files;
     for (const auto& e : fs::recursive_directory_iterator(p))
-      if (e.is_regular_file() && e.path().extension() == ".mtx") files.push_back(e.path());
-    if (files.empty()) throw UserError(p + ": no .mtx files in this folder");
+      if (e.is_regular_file() && (e.path().extension() == ".mtx" || isFrostt(e.path()))) files.push_back(e.path());
+    if (files.empty()) throw UserError(p + ": no .mtx or .tns files in this folder");
     std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) out.push_back({f.stem().string(), f.string(), ""});
+    for (const fs::path& f : files) out.push_back({f.stem().string(), f.string(), "", {}});
   }
   for (const std::string& s : o.synthetic) {
     std::vector<std::string> parts;
@@ -200,13 +239,33 @@ std::vector<MatrixSource> matrixSources(const Options& o) {
       argError(arg, "expected uniform|powerlaw|banded:N:AVG_NNZ_PER_ROW");
     number(arg, parts[1], true);
     number(arg, parts[2], false);
-    out.push_back({parts[0] + "-" + parts[1] + "-" + parts[2], "", s});
+    out.push_back({parts[0] + "-" + parts[1] + "-" + parts[2], "", s, {}});
+  }
+  for (const std::string& t : o.tensors) {
+    std::vector<std::string> parts;
+    std::stringstream in(t);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+    const std::string arg = "--tensor " + t;
+    if ((parts.size() != 3 && parts.size() != 4) || parts[0] != "powerlaw")
+      argError(arg, "expected powerlaw:IxJxK:NNZ[:EXPONENT]");
+    MatrixSource m{"powerlaw-" + parts[1] + "-" + parts[2], "", "", {}};
+    std::stringstream dims(parts[1]);
+    for (std::string d; std::getline(dims, d, 'x');) m.tensorShape.push_back(static_cast<int64_t>(number(arg, d, true)));
+    if (m.tensorShape.size() != 3) argError(arg, "expected three dimensions IxJxK, got '" + parts[1] + "'");
+    m.tensorEntries = static_cast<int64_t>(number(arg, parts[2], true));
+    if (parts.size() == 4) {
+      m.exponent = number(arg, parts[3], false);
+      if (m.exponent <= 1) argError(arg, "the exponent must be > 1");
+      m.name += "-" + parts[3];
+    }
+    out.push_back(m);
   }
   return out;
 }
 
-CsrMatrix loadMatrix(const MatrixSource& m) {
-  if (m.synthetic.empty()) return readMatrixMarketCsr(m.path);
+TensorData loadInput(const MatrixSource& m) {
+  if (!m.tensorShape.empty()) return convertFormat(powerLawTensor(m.tensorShape, m.tensorEntries, 1, m.exponent), Format::csf(3));
+  if (m.synthetic.empty()) return isFrostt(m.path) ? TensorData(readFrostt(m.path, Format::csf(3))) : readMatrixMarketCsr(m.path);
   auto first = m.synthetic.find(':'), second = m.synthetic.rfind(':');
   std::string kind = m.synthetic.substr(0, first);
   int64_t n = std::stoll(m.synthetic.substr(first + 1, second - first - 1));
@@ -260,10 +319,11 @@ void perturb(TensorData& m) {
 // Runs every variant of one (matrix, kernel) at every thread count; the first variant's warm-up
 // result is the reference the others must match.
 std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>& variants, const BenchKernel& k,
-                               const MatrixSource& m, const CsrMatrix& s, ReactKernels& kernels,
+                               const MatrixSource& m, const TensorData& s, ReactKernels& kernels,
                                const std::map<int, double>& bandwidth, Progress& progress) {
   TensorValues inputs = kernelInputs(k, s);
   WorkModel work = usefulWork(k, s);
+  const std::vector<int64_t> shape = shapeOf(s);
   std::vector<Row> rows;
   TensorData reference;
   std::string referenceName;
@@ -272,7 +332,7 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
     std::optional<Row> measured;  // this variant's first row: serves all where its threads ignore --threads
     for (int threads : o.threads) {
       omp_set_num_threads(threads);
-      Row r{m.name, s.rows, s.cols, s.nnz(), k.name, k.dims, v.name, threads, 1, "host", p.cannotRun.empty() ? "ok" : p.cannotRun,
+      Row r{m.name, shape[0], shape[1], static_cast<int64_t>(valuesOf(s).size()), k.name, k.dims, v.name, threads, 1, "host", p.cannotRun.empty() ? "ok" : p.cannotRun,
             "", {}, 0, work, p.performedFlops, p.device ? kernels.deviceBandwidth(*p.device) : bandwidth.at(threads)};
       if (p.instance) r.space = p.instance->space();
       r.note = p.note;
@@ -334,6 +394,14 @@ int run(int argc, char** argv) {
   // The reference variant goes first: react-openmp when selected.
   std::stable_partition(variants.begin(), variants.end(), [](const VariantSpec& v) { return v.name == "react-openmp"; });
   std::vector<MatrixSource> matrices = matrixSources(o);
+  checkPairs(o, kernelList, matrices);
+  // Kernels without an input ("all" on matrices only: the tensor kernels) are neither compiled nor run.
+  kernelList.erase(std::remove_if(kernelList.begin(), kernelList.end(),
+                                  [&](const BenchKernel& k) {
+                                    return std::none_of(matrices.begin(), matrices.end(),
+                                                        [&](const MatrixSource& m) { return k.tensor() == isTensor(m); });
+                                  }),
+                   kernelList.end());
 
   std::printf("react-bench: %zu matrices, %zu kernels, %zu variants, reps %d (budget %.3g s per item), threads", matrices.size(),
               kernelList.size(), variants.size(), o.reps, o.budget);
@@ -352,26 +420,32 @@ int run(int argc, char** argv) {
   jit.cacheDir = o.cacheDir;
   ReactKernels kernels(jit);
   kernels.precompile(kernelList, variants, o.jobs);
-  Progress progress(static_cast<int>(matrices.size() * kernelList.size() * variants.size() * o.threads.size()));
+  size_t items = 0;
+  for (const MatrixSource& m : matrices) items += kernelsFor(kernelList, m).size();
+  Progress progress(static_cast<int>(items * variants.size() * o.threads.size()));
   std::vector<Row> rows;
   for (const MatrixSource& m : matrices) {
     progress.show("loading " + m.name);
     auto loadStart = std::chrono::steady_clock::now();
-    CsrMatrix s = loadMatrix(m);
+    TensorData s = loadInput(m);
     if (!m.synthetic.empty() && !o.writeSynthetic.empty()) {
       std::filesystem::create_directories(o.writeSynthetic);
-      writeMatrixMarket(o.writeSynthetic + "/" + m.name + ".mtx", s);
+      writeMatrixMarket(o.writeSynthetic + "/" + m.name + ".mtx", std::get<CsrMatrix>(s));
     }
     double loadSeconds = secondsSince(loadStart);
+    std::string described;
+    for (int64_t d : shapeOf(s)) described += (described.empty() ? "" : " x ") + std::to_string(d);
+    described += ", " + std::to_string(valuesOf(s).size()) + " stored entries";
+    if (const SparseTensor* t = std::get_if<SparseTensor>(&s)) described += ", " + fibreStats(*t).str();
     std::vector<Row> matrixRows;
-    for (const BenchKernel& k : kernelList) {
+    for (const BenchKernel& k : kernelsFor(kernelList, m)) {
       std::vector<Row> r = benchmarkItem(o, variants, k, m, s, kernels, bandwidth, progress);
       matrixRows.insert(matrixRows.end(), r.begin(), r.end());
     }
     progress.clear();
     for (int t : o.threads) {
-      std::printf("\n%s: %lld x %lld, %lld stored entries (loaded in %.2f s); %d thread%s\n", m.name.c_str(), (long long)s.rows,
-                  (long long)s.cols, (long long)s.nnz(), loadSeconds, t, t == 1 ? "" : "s");
+      std::printf("\n%s: %s (loaded in %.2f s); %d thread%s\n", m.name.c_str(), described.c_str(), loadSeconds, t,
+                  t == 1 ? "" : "s");
       std::vector<Row> atT;
       std::copy_if(matrixRows.begin(), matrixRows.end(), std::back_inserter(atT), [t](const Row& r) { return r.threads == t; });
       std::fputs(formatTable(atT).c_str(), stdout);

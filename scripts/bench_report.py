@@ -21,12 +21,22 @@ MODEL = """\
 | spmm_mm | `A = S @ C @ D`, C: NJ x NH, D: NH x NJ' | 2 nnz NH + 2 NI NH NJ' | 12 nnz + 8 (NI+1) + 8 (NJ NH + NH NJ') + 8 NI NJ' |
 | norm_row | `A = S / sum(S, axis=1)` | 2 nnz (sum, divide) | 20 nnz + 8 (NI+1) |
 | softmax | `A = exp(S) / sum(exp(S), axis=1)` | 3 nnz (exp, sum, divide) | 20 nnz + 8 (NI+1) |
+| mttkrp | `A(i,j) = S(i,k,l) * D(l,j) * C(k,j)`, S: NI x NK x NL csf, C: NK x R, D: NL x R | 2R (nnz + nnz1) | 12 nnz + 12 nnz1 + 12 nnz0 + 32 + 8 R (NK + NL) + 8 NI R |
+| ttm | `A(i,j,l) = S(i,j,k) * C(k,l)`, S: NI x NJ x NK csf, C: NK x R | 2R nnz | 12 nnz + 12 nnz1 + 12 nnz0 + 32 + 8 R NK + 8 NI NJ R |
 
 S is read once as csr (8-byte values, 4-byte columns, 8-byte row positions), dense inputs once,
 the output written once (sparse outputs: values only, they share S's pattern; NJ' = 16 is
 spmm_mm's output width). Every variant is rated with the same model, so GFLOP/s, GB/s and the
 bandwidth fraction compare useful work, not the redundant work an unfused or maximally fused
-variant performs (that is in the CSV's `performed_flops`)."""
+variant performs (that is in the CSV's `performed_flops`).
+
+The tensor kernels read S as csf: per level its positions (8 bytes, one more than the level
+above's entries) and coordinates (4 bytes), and the values (8 bytes); nnz0 is S's slices, nnz1 its
+(i,k) fibres (i,j for ttm), nnz its entries. MTTKRP's useful flops are those of the evaluation
+without redundancy: the sum over l per fibre (2R per entry), multiplied by C(k,j) once per fibre
+(2R per fibre); maximal fusion performs 3R nnz. TTM writes its output dense (NI x NJ x R), and the
+model counts that output: react runs no `{Sparse,Sparse,Dense}` output yet
+([benchmarks-tensors.md](benchmarks-tensors.md))."""
 
 METHOD = """\
 - **Variants.** `none`, `maximal` and `react` are react's fusion modes (no fusion, TACO-style
@@ -267,6 +277,17 @@ def taco_section(out):
         out += ["", "## TACO", "", block]
 
 
+def tensor_section(out):
+    """The summary of docs/benchmarks-tensors.md (MTTKRP and TTM on 3-tensors), when it exists."""
+    path = os.path.join(DOCS, "benchmarks-tensors.md")
+    block = marked_block(open(path).read(), "tensor-summary") if os.path.exists(path) else None
+    if block is not None:
+        out += ["", "## Tensors", "",
+                "MTTKRP and TTM on csf 3-tensors ([benchmarks-tensors.md](benchmarks-tensors.md): command, "
+                "fibre statistics, the variants, why react's fused MTTKRP is slower than maximal fusion and what "
+                "fixes it).", "", block]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv")
@@ -312,6 +333,7 @@ def main():
         scaling(scal, args.scaling_command, out)
     auto_section(out)
     taco_section(out)
+    tensor_section(out)
     out += [""] + device_block(DOCS)
     out += ["", "## Method", "", METHOD, "", "### Work model", "", MODEL, "", "## All results"]
     tables(res, out)

@@ -23,7 +23,13 @@ DenseSizes smallSizes() {
   d.sddmmK = {8};
   d.nh = 12;
   d.nj = 5;
+  d.ranks = {3, 8};
   return d;
+}
+
+// A small csf 3-tensor with power-law slices and fibres (some empty).
+SparseTensor smallTensor(const std::vector<int64_t>& shape, int64_t entries, uint64_t seed) {
+  return convertFormat(powerLawTensor(shape, entries, seed), Format::csf(3));
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -61,6 +67,7 @@ TEST_CASE("bench: library pipelines, auto and the right-associated variants agre
   ReactKernels kernels(test::testCache());
   Limits limits;
   for (const BenchKernel& k : benchmarkKernels({"all"}, smallSizes())) {
+    if (k.tensor()) continue;  // "bench: mttkrp and ttm ..." below
     TensorValues inputs = kernelInputs(k, s);
     Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, limits);
     REQUIRE(ref.instance);
@@ -86,6 +93,7 @@ TEST_CASE("bench: the taco variants agree with react-openmp, or say why they can
   CsrMatrix s = test::randomCsr(40, 30, 0.2, 11);  // every third row empty
   ReactKernels kernels(test::testCache());
   for (const BenchKernel& k : benchmarkKernels({"all"}, smallSizes())) {
+    if (k.tensor()) continue;  // "bench: mttkrp and ttm ..." below
     TensorValues inputs = kernelInputs(k, s);
     Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, {});
     REQUIRE(ref.instance);
@@ -142,9 +150,11 @@ TEST_CASE("bench: names, work model and timing statistics") {
   CHECK(parseVariants("all").size() == (tacoAvailable() ? 14u : 12u));
   CHECK(parseVariants("library-eigen,react-openmp")[0].name == "react-openmp");  // report order
   CHECK_THROWS_WITH_AS(parseVariants("react-cuda"), doctest::Contains("unknown variant 'react-cuda'"), UserError);
-  CHECK_THROWS_WITH_AS(benchmarkKernels({"mttkrp"}, {}), doctest::Contains("unknown kernel 'mttkrp'"), UserError);
+  CHECK_THROWS_WITH_AS(benchmarkKernels({"spmv"}, {}), doctest::Contains("unknown kernel 'spmv'"), UserError);
   std::vector<BenchKernel> all = benchmarkKernels({"all"}, {});
-  REQUIRE(all.size() == 5);
+  REQUIRE(all.size() == 5 + 3 + 3);  // sddmm twice, spmm_mm, norm_row, softmax; mttkrp and ttm at R = 16, 32, 64
+  CHECK(all[5].label() == "mttkrp R=16");
+  CHECK(all[10].label() == "ttm R=64");
   CHECK(all[0].label() == "sddmm K=64");
   CHECK(all[1].label() == "sddmm K=256");
   CHECK(all[2].label() == "spmm_mm NH=256 NJ=16");
@@ -174,6 +184,156 @@ TEST_CASE("bench: names, work model and timing statistics") {
   CHECK(plannedRuns(10, 2.0, 0.001) == 10);
   CHECK(plannedRuns(10, 2.0, 0.5) == 4);
   CHECK(plannedRuns(10, 2.0, 30) == 1);
+}
+
+TEST_CASE("bench: mttkrp and ttm: every variant agrees with react-openmp on small tensors, or says why it cannot run") {
+  ReactKernels kernels(test::testCache());  // one kernel per (kernel, variant) serves both shapes
+  for (const SparseTensor& s : {smallTensor({12, 9, 10}, 150, 3), smallTensor({7, 11, 5}, 60, 4)}) {
+    for (const BenchKernel& k : benchmarkKernels({"mttkrp", "ttm"}, smallSizes())) {
+      TensorValues inputs = kernelInputs(k, s);
+      Prepared ref = prepareVariant(parseVariants("react-openmp")[0], k, inputs, kernels, {});
+      REQUIRE_MESSAGE(ref.instance, ref.cannotRun);
+      ref.instance->run();
+      TensorData want = ref.instance->result();
+      CHECK(shapeOf(want) == (k.name == "mttkrp" ? std::vector<int64_t>{s.shape[0], k.rank}
+                                                 : std::vector<int64_t>{s.shape[0], s.shape[1], k.rank}));
+      for (const VariantSpec& v : parseVariants("all")) {
+        INFO(k.label() << " " << v.name);
+        Prepared p = prepareVariant(v, k, inputs, kernels, {});
+        if (v.library) {
+          CHECK(contains(p.cannotRun, "has no sparse 3-tensor kernels"));
+          continue;
+        }
+        if (v.fusion == FusionMode::Auto && !v.taco) {
+          CHECK(p.cannotRun == "cannot run: auto has statistics of csr inputs only (docs/formats.md)");
+          continue;
+        }
+        if (v.rightAssociated && k.name == "ttm") {
+          CHECK(p.cannotRun == "cannot run: no product chain to associate otherwise");
+          continue;
+        }
+        if (v.taco && v.tacoSchedule == TacoSchedule::Best && k.name == "ttm") {
+          CHECK(contains(p.cannotRun, "taco-best has no ttm schedule of its own"));
+          continue;
+        }
+        REQUIRE_MESSAGE(p.instance, p.cannotRun);
+        if (v.taco) CHECK(contains(p.note, "S {Sparse,Sparse,Sparse}, A dense"));
+        p.instance->run();
+        p.instance->run();  // outputs are overwritten, not accumulated
+        Agreement a = compareResults(p.instance->result(), want);
+        CHECK_MESSAGE(a.ok, a.detail);
+      }
+    }
+  }
+}
+
+TEST_CASE("bench: mttkrp and ttm work model, fibre statistics and the flops each mode performs, on a hand-checked tensor") {
+  // Entries (0,0,1), (0,0,3), (0,2,0), (1,1,2) of a 2 x 3 x 4 tensor: 2 slices, 3 (i,k) fibres.
+  CooTensor coo;
+  coo.shape = {2, 3, 4};
+  coo.crd = {{0, 0, 0, 1}, {0, 0, 2, 1}, {1, 3, 0, 2}};
+  coo.val = {1, 2, 3, 4};
+  const SparseTensor s = cooToSparse(coo, Format::csf(3));
+  FibreStats f = fibreStats(s);
+  CHECK(f.slices == 2);
+  CHECK(f.fibres == 3);
+  CHECK(f.entries == 4);
+  CHECK(f.longestFibre == 2);
+  CHECK(f.str() == "2 slices, 3 fibres (mean length 1.33, longest 2)");
+
+  DenseSizes sizes;
+  sizes.ranks = {2};
+  const BenchKernel mttkrp = benchmarkKernels({"mttkrp"}, sizes)[0], ttm = benchmarkKernels({"ttm"}, sizes)[0];
+  // S: values 4 x 8, level 0 positions 2 x 8 and coordinates 2 x 4, level 1 3 x 8 and 3 x 4, level 2 4 x 8 and 4 x 4.
+  const double sparse = 32 + 16 + 8 + 24 + 12 + 32 + 16;
+  WorkModel m = usefulWork(mttkrp, s);
+  CHECK(m.flops == 2 * 2 * (4 + 3));                    // 2R per entry, 2R per fibre
+  CHECK(m.bytes == sparse + 8 * 2 * (3 + 4) + 8 * 2 * 2);  // C (3 x R), D (4 x R), A (2 x R)
+  WorkModel t = usefulWork(ttm, s);
+  CHECK(t.flops == 2 * 2 * 4);
+  CHECK(t.bytes == sparse + 8 * 4 * 2 + 8 * 2 * 3 * 2);  // C (4 x R), A (2 x 3 x R) dense
+  CHECK(denseOutputBytes(ttm, s) == 8 * 2 * 3 * 2);
+  CHECK(levelSymbols(s) == std::map<std::string, double>{{"nnz0(S)", 2}, {"nnz1(S)", 3}});
+
+  // react performs the model's flops (C(k,j) once per fibre); maximal multiplies it in per entry.
+  ReactKernels kernels(test::testCache());
+  TensorValues inputs = kernelInputs(mttkrp, s);
+  CHECK(prepareVariant(parseVariants("react-openmp")[0], mttkrp, inputs, kernels, {}).performedFlops == m.flops);
+  CHECK(prepareVariant(parseVariants("maximal-openmp")[0], mttkrp, inputs, kernels, {}).performedFlops == 3 * 2 * 4);
+  CHECK(tacoFlops(mttkrp, s, TacoSchedule::Default) == 3 * 2 * 4);
+  CHECK(tacoFlops(mttkrp, s, TacoSchedule::Best) == m.flops);
+
+  // A result checked against the dense product by hand: A(i,j) = sum S(i,k,l) C(k,j) D(l,j).
+  Prepared p = prepareVariant(parseVariants("react-openmp")[0], mttkrp, inputs, kernels, {});
+  REQUIRE(p.instance);
+  p.instance->run();
+  const DenseTensor a = std::get<DenseTensor>(p.instance->result());
+  const DenseTensor& c = std::get<DenseTensor>(inputs.at("C"));
+  const DenseTensor& d = std::get<DenseTensor>(inputs.at("D"));
+  for (int64_t j = 0; j < 2; ++j) {
+    const double a0 = 1 * c.data[0 * 2 + j] * d.data[1 * 2 + j] + 2 * c.data[0 * 2 + j] * d.data[3 * 2 + j] +
+                      3 * c.data[2 * 2 + j] * d.data[0 * 2 + j];
+    const double a1 = 4 * c.data[1 * 2 + j] * d.data[2 * 2 + j];
+    CHECK(a.data[0 * 2 + j] == doctest::Approx(a0));
+    CHECK(a.data[1 * 2 + j] == doctest::Approx(a1));
+  }
+}
+
+TEST_CASE("bench: a tensor kernel refuses a matrix and a matrix kernel a tensor; ttm's dense output over the limit cannot run") {
+  const BenchKernel mttkrp = benchmarkKernels({"mttkrp"}, smallSizes())[0];
+  const BenchKernel sddmm = benchmarkKernels({"sddmm"}, smallSizes())[0];
+  const SparseTensor t = smallTensor({12, 9, 10}, 150, 3);
+  CHECK_THROWS_WITH_AS(kernelInputs(mttkrp, test::randomCsr(10, 6, 0.5, 3)),
+                       "mttkrp R=3 takes a csf 3-tensor S (--tensor or --matrix FILE.tns), got csr 10x6", UserError);
+  CHECK_THROWS_WITH_AS(kernelProgram(mttkrp, convertFormat(t, parseFormat("sss:1,0,2", 3))),
+                       "mttkrp R=3 takes a csf 3-tensor S (--tensor or --matrix FILE.tns), got sss:1,0,2 12x9x10", UserError);
+  CHECK_THROWS_WITH_AS(usefulWork(sddmm, t), "sddmm K=8 takes a csr matrix S (--matrix FILE.mtx or --synthetic), got csf 12x9x10",
+                       UserError);
+
+  const BenchKernel ttm = benchmarkKernels({"ttm"}, smallSizes())[1];  // R = 8: A is 12 x 9 x 8 doubles, 6912 bytes
+  ReactKernels kernels(test::testCache());
+  TensorValues inputs = kernelInputs(ttm, t);
+  Limits tight;
+  tight.maxTemporaryBytes = 6000;
+  for (const VariantSpec& v : parseVariants("react-openmp,taco-default")) {
+    Prepared p = prepareVariant(v, ttm, inputs, kernels, tight);
+    CHECK_FALSE(p.instance);
+    CHECK(p.cannotRun == "cannot run: needs 0.0 GB for the dense output A (8 doubles per (i,j)) (limit 0.0 GB)");
+  }
+}
+
+TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the errors of pairing kernels with inputs") {
+  std::string dir = std::string(REACT_BINARY_DIR) + "/bench-tensor-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/tiny.tns") << "# i k l value\n1 1 2 1.5\n1 1 4 2\n1 3 1 -1\n2 2 3 0.5\n";
+  std::string bench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
+  std::string base = bench + " --tensor powerlaw:30x20x25:400 --matrix " + dir + "/tiny.tns --rank 4 --threads 1 --reps 2" +
+                     " --variants react-openmp,maximal-openmp,taco-default";
+  test::CommandResult good = test::runCommand(base + " --csv " + dir + "/good.csv 2>&1");
+  INFO(good.output);
+  CHECK(good.status == 0);
+  CHECK(contains(good.output, "powerlaw-30x20x25-400: 30 x 20 x 25, "));
+  CHECK(contains(good.output, "tiny: 2 x 3 x 4, 4 stored entries, 2 slices, 3 fibres (mean length 1.33, longest 2)"));
+  std::ifstream csv(dir + "/good.csv");
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) rows += contains(line, ",ok,") ? 1 : 0;
+  CHECK(rows == 2 * 2 * (tacoAvailable() ? 3 : 2));  // tensors x kernels x variants that run
+
+  test::CommandResult noTensor = test::runCommand(bench + " --synthetic powerlaw:300:4 --kernel mttkrp 2>&1");
+  CHECK(noTensor.status == 1);
+  CHECK(contains(noTensor.output, "input 'powerlaw-300-4' is a matrix: none of the kernels given (--kernel) takes one"));
+  test::CommandResult noMatrix = test::runCommand(bench + " --tensor powerlaw:30x20x25:400 --kernel mttkrp,sddmm 2>&1");
+  CHECK(noMatrix.status == 1);
+  CHECK(contains(noMatrix.output, "kernel 'sddmm' takes a csr matrix: give one with --matrix FILE.mtx or --synthetic"));
+  test::CommandResult noKernel = test::runCommand(bench + " --matrix " + dir + "/tiny.tns --kernel sddmm 2>&1");
+  CHECK(noKernel.status == 1);
+  CHECK(contains(noKernel.output, "input 'tiny' is a 3-tensor: none of the kernels given (--kernel) takes one"));
+  test::CommandResult badSpec = test::runCommand(bench + " --tensor powerlaw:30x20:400 2>&1");
+  CHECK(badSpec.status == 1);
+  CHECK(contains(badSpec.output, "argument '--tensor powerlaw:30x20:400': expected three dimensions IxJxK, got '30x20'"));
+  test::CommandResult badExponent = test::runCommand(bench + " --tensor powerlaw:30x20x25:400:1 2>&1");
+  CHECK(badExponent.status == 1);
+  CHECK(contains(badExponent.output, "the exponent must be > 1"));
 }
 
 TEST_CASE("react-bench: checks variants before timing, rejects one that disagrees") {

@@ -19,7 +19,7 @@ Association rightmost(int factors, int first = 0) {
 
 }  // namespace
 
-VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit) {
+VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const TensorData& s, const JitOptions& jit) {
   Program p = kernelProgram(k, s);
   if (v.fusion == FusionMode::Auto) {
     AutoDecision d = decideFusion(p, inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads()));

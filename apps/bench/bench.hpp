@@ -19,31 +19,53 @@ namespace react::bench {
 struct DenseSizes {
   std::vector<int64_t> sddmmK{64, 256};  // one sddmm kernel per K
   int64_t nh = 256, nj = 16;             // spmm_mm: C is cols x NH, D is NH x NJ
+  std::vector<int64_t> ranks{16, 32, 64};  // one mttkrp and one ttm kernel per rank R
 };
 
+// The matrix kernels run on a csr matrix S; the tensor kernels (mttkrp, ttm) on a csf 3-tensor S.
 struct BenchKernel {
-  std::string name;  // "sddmm", "spmm_mm", "norm_row", "softmax"
-  std::string dims;  // "K=64", "NH=256 NJ=16", "" (norm_row, softmax)
-  std::string text;  // operator form, output A, sparse input S
+  std::string name;  // "sddmm", "spmm_mm", "norm_row", "softmax", "mttkrp", "ttm"
+  std::string dims;  // "K=64", "NH=256 NJ=16", "R=16", "" (norm_row, softmax)
+  std::string text;  // operator form or index notation, output A, sparse input S
   int64_t k = 0, nh = 0, nj = 0;
+  int64_t rank = 0;  // mttkrp, ttm: the dense factors' width R
+  bool tensor() const { return rank > 0; }
   std::string label() const;  // "sddmm K=64"
 };
 
 const std::vector<std::string>& kernelNames();
 // names: kernel names or "all"; throws react::UserError on an unknown name.
 std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names, const DenseSizes& sizes);
+// Why `s` cannot be the kernel's S (a matrix kernel takes a csr matrix, a tensor kernel a csf
+// 3-tensor), or "".
+std::string inputMismatch(const BenchKernel& k, const TensorData& s);
 // S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data);
-// norm_row and softmax read S's pattern with positive values (kernels.cpp says why).
-TensorValues kernelInputs(const BenchKernel& k, const CsrMatrix& s);
-Program kernelProgram(const BenchKernel& k, const CsrMatrix& s);
+// norm_row and softmax read S's pattern with positive values (kernels.cpp says why). Both throw
+// react::UserError where S does not fit the kernel (inputMismatch).
+TensorValues kernelInputs(const BenchKernel& k, const TensorData& s);
+Program kernelProgram(const BenchKernel& k, const TensorData& s);
 
 // Useful work of the kernel, the same for every variant (docs/benchmarks.md states the model):
 // flops a non-redundant evaluation performs, bytes it must move at least (inputs read once,
-// output written once; csr S as 8-byte values, 4-byte columns, 8-byte row positions).
+// output written once; S's levels as 8-byte positions and 4-byte coordinates, 8-byte values).
 struct WorkModel {
   double flops = 0, bytes = 0;
 };
-WorkModel usefulWork(const BenchKernel& k, const CsrMatrix& s);
+WorkModel usefulWork(const BenchKernel& k, const TensorData& s);
+// Bytes of the kernel's dense output (ttm's NI x NJ x R): checked against the temporaries' limit.
+double denseOutputBytes(const BenchKernel& k, const TensorData& s);
+
+// How a csf 3-tensor's entries group: slices (level 0), (i,k) fibres (level 1), entries; the
+// mean fibre length nnz / fibres decides how much react's fused MTTKRP saves (docs/benchmarks.md).
+struct FibreStats {
+  int64_t slices = 0, fibres = 0, entries = 0, longestFibre = 0;
+  double meanFibre() const { return fibres ? static_cast<double>(entries) / static_cast<double>(fibres) : 0; }
+  std::string str() const;  // "10000 slices, 215839 fibres (mean length 4.63, longest 9999)"
+};
+FibreStats fibreStats(const SparseTensor& csf);
+// The cost model's symbols for the levels of a sparse tensor S above its last (costSymbols gives
+// nnz(S)): nnz0(S), nnz1(S), ..., each level's stored coordinates; none for csr.
+std::map<std::string, double> levelSymbols(const TensorData& s);
 
 // --- variants ---------------------------------------------------------------------------------
 enum class Library { Eigen, KokkosKernels };
@@ -69,7 +91,7 @@ struct VariantProgram {
   IndexTree tree;         // what is compiled: the mode's fusion of it, or auto's chosen tree
   std::string choice;     // auto: "auto chose react re-associated; S(i,k) * (C(k,h) * D(h,j))"
 };
-VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, const JitOptions& jit);
+VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const TensorData& s, const JitOptions& jit);
 // A comma list of variant names, or "all"; throws react::UserError naming an unknown variant.
 std::vector<VariantSpec> parseVariants(const std::string& list);
 
@@ -110,7 +132,7 @@ struct Prepared {
 class ReactKernels {
  public:
   explicit ReactKernels(JitOptions jit) : jit_(std::move(jit)) {}
-  const Kernel& get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice = nullptr);
+  const Kernel& get(const BenchKernel& k, const VariantSpec& v, const TensorData& s, std::string* choice = nullptr);
   // Fills the JIT cache for every react variant of these kernels, `jobs` compilers at once, so
   // that get() finds them there (a CUDA kernel takes nvcc tens of seconds).
   void precompile(const std::vector<BenchKernel>& kernels, const std::vector<VariantSpec>& variants, int jobs);
@@ -144,7 +166,7 @@ LibraryCost libraryCost(const BenchKernel& k, const CsrMatrix& s);
 bool tacoAvailable();
 std::unique_ptr<Instance> makeTacoInstance(const BenchKernel& k, const TensorValues& inputs, TacoSchedule schedule,
                                            std::string& note, std::string& why);
-double tacoFlops(const BenchKernel& k, const CsrMatrix& s, TacoSchedule schedule);
+double tacoFlops(const BenchKernel& k, const TensorData& s, TacoSchedule schedule);
 
 // --- agreement ----------------------------------------------------------------------------------
 struct Agreement {
@@ -177,7 +199,8 @@ double measureCopyBandwidth(int threads, size_t bytesPerArray = size_t{512} << 2
 double measureDeviceCopyBandwidth(const KokkosRuntime& device, size_t bytesPerArray = size_t{1} << 30, int trials = 10);
 
 // --- reports (report.cpp) ------------------------------------------------------------------------
-// One (matrix, kernel, variant, threads) measurement.
+// One (matrix, kernel, variant, threads) measurement (a tensor S: rows and cols are its first two
+// dimensions).
 struct Row {
   std::string matrix;
   int64_t rows = 0, cols = 0, nnz = 0;
@@ -203,7 +226,8 @@ void writeCsv(std::ostream& out, const std::vector<Row>& rows);
 // The terminal table of some rows (one matrix): times, rates and speedup over `library`.
 std::string formatTable(const std::vector<Row>& rows);
 
-// `library` = the faster library variant of the same (matrix, kernel, threads).
+// `library` = the faster library variant of the same (matrix, kernel, threads); for mttkrp and
+// ttm, taco-default (no library pipeline takes a sparse 3-tensor).
 const Row* libraryRow(const std::vector<Row>& rows, const Row& r);
 // Geometric-mean speedups of react-<emitter> over maximal-<emitter>, none-<emitter> and library,
 // per kernel and thread count, over the matrices where both ran; and react-<emitter>'s fraction

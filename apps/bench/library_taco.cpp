@@ -9,6 +9,11 @@
 //     spmm_mm  two kernels: T = C @ D, then A = S @ T
 //     norm_row the row sum hoisted into a scalar per row: where(A(i,j) = S(i,j) / r, r += S(i,l))
 //     softmax  E = exp(S) stored, then the same on E
+//     mttkrp   the sum over l in a dense workspace w(j) per (i,k) fibre, C(k,j) multiplied once per
+//              fibre: forall i, k: where(A(i,j) += w(j) * C(k,j), w(j) += S(i,k,l) * D(l,j)), the
+//              workspace form of TACO's workspace paper (Kjolstad et al., CGO 2019)
+//     ttm      none beyond the default (its i,j,k,l order already streams C's rows): cannot run
+// The tensor kernels read S as {Sparse,Sparse,Sparse} (csf) and write A dense, as react does.
 // TACO's exp intrinsic is exp of every entry, implicit zeros included (exp(0) = 1: a dense
 // softmax); react's exp(S) is exp of the stored entries (docs/semantics.md), which TACO expresses
 // as a user-defined function whose iteration region is its argument's. Sparse results get S's
@@ -37,7 +42,15 @@
 
 namespace react::bench {
 
-double tacoFlops(const BenchKernel& k, const CsrMatrix& s, TacoSchedule schedule) {
+double tacoFlops(const BenchKernel& k, const TensorData& input, TacoSchedule schedule) {
+  if (k.tensor()) {
+    const SparseTensor& t = std::get<SparseTensor>(input);
+    const double nnz = static_cast<double>(t.nnz()), r = static_cast<double>(k.rank);
+    if (k.name == "ttm") return 2 * r * nnz;
+    // mttkrp: the default multiplies C(k,j) in for every entry; the workspace once per fibre.
+    return schedule == TacoSchedule::Best ? 2 * r * (nnz + static_cast<double>(fibreStats(t).fibres)) : 3 * r * nnz;
+  }
+  const CsrMatrix& s = std::get<CsrMatrix>(input);
   const double nnz = static_cast<double>(s.nnz()), nc = static_cast<double>(s.cols);
   const double nh = static_cast<double>(k.nh), nj = static_cast<double>(k.nj);
   const bool best = schedule == TacoSchedule::Best;
@@ -176,7 +189,42 @@ struct PatternArrays {
   std::vector<double> values;
 };
 
-class TacoInstance : public Instance {
+// An instance that runs compiled TACO steps one after the other.
+class TacoStepsInstance : public Instance {
+ public:
+  void run() override {
+    // TACO's entry sets the OpenMP thread count to taco_get_num_threads() for the call: the harness's.
+    taco::taco_set_num_threads(omp_get_max_threads());
+    for (TacoStep& step : steps_) step.module->callFuncPacked("compute", step.arguments.data());
+  }
+
+  // A serial schedule runs on one thread whatever --threads says: TACO parallelizes a loop that
+  // appends to a compressed result only with its insert assembly, which taco-best leaves out
+  // (docs/benchmarks-taco.md: slower at 1 thread, or a tie), and which its default schedule does not try.
+  int threads() const override { return parallel() ? omp_get_max_threads() : 1; }
+  bool followsOpenMPThreads() const override { return parallel(); }
+
+ protected:
+  // "taco <commit>: <layout><schedule>; then <schedule>; compiled in 12 ms (not timed)"
+  std::string stepsNote(const std::string& layout) const {
+    std::string text = std::string("taco ") + TACO_VERSION_GIT_SHORTHASH + ": " + layout;
+    double compileSeconds = 0;
+    for (size_t n = 0; n < steps_.size(); ++n) {
+      text += (n ? "; then " : "") + steps_[n].schedule;
+      compileSeconds += steps_[n].compileSeconds;
+    }
+    return text + "; compiled in " + formatMilliseconds(compileSeconds) + " (not timed)";
+  }
+
+  std::vector<TacoStep> steps_;
+
+ private:
+  bool parallel() const {
+    return std::any_of(steps_.begin(), steps_.end(), [](const TacoStep& s) { return s.parallel; });
+  }
+};
+
+class TacoInstance : public TacoStepsInstance {
  public:
   TacoInstance(const BenchKernel& kernel, const TensorValues& inputs, TacoSchedule schedule)
       : kernel_(kernel.name), best_(schedule == TacoSchedule::Best), s_(std::get<CsrMatrix>(inputs.at("S"))),
@@ -187,12 +235,6 @@ class TacoInstance : public Instance {
     else buildRowNormalized();
   }
 
-  void run() override {
-    // TACO's entry sets the OpenMP thread count to taco_get_num_threads() for the call: the harness's.
-    taco::taco_set_num_threads(omp_get_max_threads());
-    for (TacoStep& step : steps_) step.module->callFuncPacked("compute", step.arguments.data());
-  }
-
   TensorData result() const override {
     if (kernel_ == "spmm_mm") return dense_;
     CsrMatrix a = s_;
@@ -200,20 +242,8 @@ class TacoInstance : public Instance {
     return a;
   }
 
-  // A serial schedule runs on one thread whatever --threads says: TACO parallelizes a loop that
-  // appends to a compressed result only with its insert assembly, which taco-best leaves out
-  // (docs/benchmarks-taco.md: slower at 1 thread, or a tie), and which its default schedule does not try.
-  int threads() const override { return parallel() ? omp_get_max_threads() : 1; }
-  bool followsOpenMPThreads() const override { return parallel(); }
-
   std::string note() const {
-    std::string text = std::string("taco ") + TACO_VERSION_GIT_SHORTHASH + ": ";
-    double compileSeconds = 0;
-    for (size_t n = 0; n < steps_.size(); ++n) {
-      text += (n ? "; then " : "") + steps_[n].schedule;
-      compileSeconds += steps_[n].compileSeconds;
-    }
-    text += "; compiled in " + formatMilliseconds(compileSeconds) + " (not timed)";
+    std::string text = stepsNote("");
     if (!cColumnMajor_.empty())
       text += "; C transposed to column-major when prepared, in " + formatMilliseconds(layoutSeconds_) + " (not timed)";
     return text;
@@ -221,10 +251,6 @@ class TacoInstance : public Instance {
 
  private:
   static std::vector<int> dims(int64_t rows, int64_t cols) { return {static_cast<int>(rows), static_cast<int>(cols)}; }
-
-  bool parallel() const {
-    return std::any_of(steps_.begin(), steps_.end(), [](const TacoStep& s) { return s.parallel; });
-  }
 
   TensorBase withPatternOfS(const std::string& name, PatternArrays& arrays) {
     arrays.rowptr = sRowptr_;
@@ -313,7 +339,79 @@ class TacoInstance : public Instance {
   DenseTensor dense_, cd_;    // spmm_mm's result; C @ D
   std::vector<double> cColumnMajor_;
   double layoutSeconds_ = 0;
-  std::vector<TacoStep> steps_;
+};
+
+// A row-major dense tensor of any rank over `data`.
+TensorBase denseTensor(const std::string& name, const std::vector<int64_t>& shape, double* data) {
+  std::vector<int> dims(shape.begin(), shape.end());
+  taco::Format format(std::vector<taco::ModeFormatPack>(shape.size(), taco::Dense));
+  taco::Tensor<double> t(name, dims, format);
+  taco::TensorStorage storage = t.getStorage();
+  std::vector<taco::ModeIndex> modes;
+  size_t size = 1;
+  for (int d : dims) {
+    modes.push_back(taco::ModeIndex({taco::makeArray({d})}));
+    size *= static_cast<size_t>(d);
+  }
+  storage.setIndex(taco::Index(format, modes));
+  storage.setValues(taco::makeArray(data, size));
+  t.setStorage(storage);
+  return t;
+}
+
+// mttkrp and ttm on a csf S, TACO's {Sparse,Sparse,Sparse}: S's coordinates and values as they
+// are, its positions narrowed to TACO's 32 bits; A dense.
+class TacoTensorInstance : public TacoStepsInstance {
+ public:
+  TacoTensorInstance(const BenchKernel& kernel, const TensorValues& inputs, TacoSchedule schedule)
+      : s_(std::get<SparseTensor>(inputs.at("S"))) {
+    taco::Format csf({taco::Sparse, taco::Sparse, taco::Sparse});
+    taco::Tensor<double> s("S", std::vector<int>(s_.shape.begin(), s_.shape.end()), csf);
+    taco::TensorStorage storage = s.getStorage();
+    std::vector<taco::ModeIndex> modes;
+    for (const LevelArrays& level : s_.levels) {
+      positions_.emplace_back(level.pos.begin(), level.pos.end());
+      modes.push_back(taco::ModeIndex({taco::makeArray(positions_.back().data(), positions_.back().size()),
+                                       taco::makeArray(writable(level.crd), level.crd.size())}));
+    }
+    storage.setIndex(taco::Index(csf, modes));
+    storage.setValues(taco::makeArray(writable(s_.val), s_.val.size()));
+    s.setStorage(storage);
+    S_ = s;
+    const DenseTensor& c = std::get<DenseTensor>(inputs.at("C"));
+    TensorBase C = denseTensor("C", c.shape, writable(c.data));
+    IndexVar i("i"), j("j"), k("k"), l("l");
+    if (kernel.name == "ttm") {
+      if (schedule == TacoSchedule::Best)
+        throw Refused("taco-best has no ttm schedule of its own: TACO's default order i,j,k,l is the one to write");
+      a_ = DenseTensor({s_.shape[0], s_.shape[1], kernel.rank});
+      TensorBase A = denseTensor("A", a_.shape, a_.data.data());
+      steps_.push_back(compileStep(defaultSchedule(assign(A(i, j, l), S_(i, j, k) * C(k, l))), A, {S_, C}));
+      return;
+    }
+    const DenseTensor& d = std::get<DenseTensor>(inputs.at("D"));
+    TensorBase D = denseTensor("D", d.shape, writable(d.data));
+    a_ = DenseTensor({s_.shape[0], kernel.rank});
+    TensorBase A = denseTensor("A", a_.shape, a_.data.data());
+    if (schedule == TacoSchedule::Default) {
+      steps_.push_back(compileStep(defaultSchedule(assign(A(i, j), S_(i, k, l) * C(k, j) * D(l, j))), A, {S_, C, D}));
+      return;
+    }
+    taco::TensorVar w("w", taco::Type(taco::Float64, {static_cast<size_t>(kernel.rank)}), taco::dense);
+    IndexStmt stmt = taco::forall(
+        i, taco::forall(k, taco::where(taco::forall(j, accumulate(A(i, j), w(j) * C(k, j))),
+                                       taco::forall(l, taco::forall(j, accumulate(w(j), S_(i, k, l) * D(l, j)))))));
+    steps_.push_back(compileStep(stmt, A, {S_, C, D}));
+  }
+
+  TensorData result() const override { return a_; }
+  std::string note() const { return stepsNote("S {Sparse,Sparse,Sparse}, A dense; "); }
+
+ private:
+  const SparseTensor& s_;
+  std::vector<std::vector<int>> positions_;  // TACO's positions are 32-bit
+  TensorBase S_;
+  DenseTensor a_;
 };
 
 }  // namespace
@@ -322,8 +420,9 @@ bool tacoAvailable() { return true; }
 
 std::unique_ptr<Instance> makeTacoInstance(const BenchKernel& k, const TensorValues& inputs, TacoSchedule schedule,
                                            std::string& note, std::string& why) {
-  const CsrMatrix& s = std::get<CsrMatrix>(inputs.at("S"));
-  if (s.rows > INT32_MAX || s.cols > INT32_MAX || s.nnz() > INT32_MAX) {
+  const TensorData& s = inputs.at("S");
+  const std::vector<int64_t> shape = shapeOf(s);
+  if (valuesOf(s).size() > INT32_MAX || std::any_of(shape.begin(), shape.end(), [](int64_t n) { return n > INT32_MAX; })) {
     why = "TACO's positions and coordinates are 32-bit";
     return nullptr;
   }
@@ -331,6 +430,11 @@ std::unique_ptr<Instance> makeTacoInstance(const BenchKernel& k, const TensorVal
   // (apps/CMakeLists.txt); a TACO_CFLAGS of the user's own is kept.
   setenv("TACO_CFLAGS", "-O3 -ffast-math -std=c99 -march=native", 0);
   try {
+    if (k.tensor()) {
+      auto instance = std::make_unique<TacoTensorInstance>(k, inputs, schedule);
+      note = instance->note();
+      return instance;
+    }
     auto instance = std::make_unique<TacoInstance>(k, inputs, schedule);
     note = instance->note();
     return instance;

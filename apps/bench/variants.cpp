@@ -62,7 +62,7 @@ std::vector<VariantSpec> parseVariants(const std::string& list) {
   return specs;
 }
 
-const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const CsrMatrix& s, std::string* choice) {
+const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, const TensorData& s, std::string* choice) {
   VariantProgram vp = variantProgram(k, v, s, jit_);
   if (choice) *choice = vp.choice;
   // Auto's kernel is per decision: matrices with the same choice share it.
@@ -81,11 +81,17 @@ const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, cons
 void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std::vector<VariantSpec>& variants, int jobs) {
   // The sources as get() will emit them (sparse extents are run-time arguments, so any matrix).
   std::vector<std::pair<std::string, Target>> sources;
-  CsrMatrix any;
-  any.rows = any.cols = 1;
-  any.rowptr = {0, 0};
+  CsrMatrix anyMatrix;
+  anyMatrix.rows = anyMatrix.cols = 1;
+  anyMatrix.rowptr = {0, 0};
+  const TensorData anyMatrixData = anyMatrix;
+  CooTensor noEntries;
+  noEntries.shape = {1, 1, 1};
+  noEntries.crd.resize(3);
+  const TensorData anyTensor = cooToSparse(noEntries, Format::csf(3));
   for (const BenchKernel& k : kernels)
     for (const VariantSpec& v : variants) {
+      const TensorData& any = k.tensor() ? anyTensor : anyMatrixData;
       // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain.
       if (v.library || v.taco || v.fusion == FusionMode::Auto) continue;
       if (v.rightAssociated && productChains(kernelProgram(k, any)).empty()) continue;
@@ -161,10 +167,21 @@ std::string refusal(double flops, double temporaryBytes, const std::string& temp
 
 Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const TensorValues& inputs, ReactKernels& kernels,
                         const Limits& limits) {
-  const CsrMatrix& s = std::get<CsrMatrix>(inputs.at("S"));
+  const TensorData& s = inputs.at("S");
   Prepared p;
+  // Every variant writes ttm's dense NI x NJ x R output (docs/benchmarks.md, "Tensors").
+  if (double bytes = denseOutputBytes(k, s); bytes > limits.maxTemporaryBytes) {
+    p.cannotRun = refusal(0, bytes, "the dense output A (" + std::to_string(k.rank) + " doubles per (i,j))", limits);
+    return p;
+  }
   if (v.library) {
-    LibraryCost cost = libraryCost(k, s);
+    if (k.tensor()) {
+      p.cannotRun = std::string("cannot run: ") + (v.lib == Library::Eigen ? "Eigen" : "Kokkos Kernels") +
+                    " has no sparse 3-tensor kernels";
+      return p;
+    }
+    const CsrMatrix& m = std::get<CsrMatrix>(s);
+    LibraryCost cost = libraryCost(k, m);
     p.performedFlops = cost.flops;
     p.cannotRun = refusal(cost.flops, cost.temporaryBytes, cost.temporary, limits);
     if (!p.cannotRun.empty()) return p;
@@ -186,6 +203,10 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
     if (!p.instance) p.cannotRun = "cannot run: " + why;
     return p;
   }
+  if (v.fusion == FusionMode::Auto && !std::holds_alternative<CsrMatrix>(s)) {
+    p.cannotRun = "cannot run: auto has statistics of csr inputs only (docs/formats.md)";
+    return p;
+  }
   if (v.rightAssociated && productChains(kernelProgram(k, s)).empty()) {
     p.cannotRun = "cannot run: no product chain to associate otherwise";
     return p;
@@ -195,7 +216,8 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
   p.note += (p.note.empty() ? "" : "; ") + std::string("kernel ") + library.substr(library.find_last_of('/') + 1);
   IndexTree tree = kernel.tree();
   tree.indexSizes = kernel.sizesFor(inputs);
-  std::map<std::string, double> symbols = costSymbols(tree, {{"S", s.nnz()}});
+  std::map<std::string, double> symbols = costSymbols(tree, {{"S", static_cast<int64_t>(valuesOf(s).size())}});
+  symbols.merge(levelSymbols(s));
   CostReport cost = analyzeCost(tree);
   p.performedFlops = cost.flops.evaluate(symbols);
   p.cannotRun = refusal(p.performedFlops, 8 * cost.temporarySize.evaluate(symbols),
