@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
     }
     FuzzSummary s = runFuzz(o, std::cout);
     std::cout << "react-fuzz: " << s.programs << " programs (" << s.statements << " statements), " << s.kernelRuns
-              << " kernel runs, " << s.mismatchFiles.size() << " mismatches in " << static_cast<int>(s.seconds) << " s\n";
+              << " kernel runs, " << s.mismatchFiles.size() << " mismatches in " << static_cast<int>(s.seconds) << " s\n"
+              << "generator: " << s.generated.str() << "\n";
     for (const std::string& f : s.mismatchFiles) std::cout << "  " << f << "\n";
     return s.mismatchFiles.empty() ? 0 : 1;
   } catch (const InternalError& e) {

@@ -113,6 +113,7 @@ class Fuzzer {
     s.boundsCheckedRuns = progress_.boundsChecked;
     s.eigenOutputs = progress_.eigenOutputs;
     s.eigenLeftOut = progress_.eigenLeftOut;
+    s.generated = generated_;
     s.mismatchFiles = mismatchFiles_;
     s.seconds = progress_.seconds();
     return s;
@@ -126,6 +127,7 @@ class Fuzzer {
     c.compiled = *compiled;
     ++progress_.programs;
     progress_.statements += c.program.statements.size();
+    generated_ += c.program.counts;
     InterpreterReport r;
     const bool float32 = checksFloat32(o_);
     std::optional<Mismatch> m = checkInterpreter(c.program, c.compiled, o_.modes, float32, &r);
@@ -218,6 +220,7 @@ class Fuzzer {
   JitOptions jit_;
   Progress progress_;
   std::vector<std::string> mismatchFiles_;
+  GenerationCounts generated_;
 };
 
 }  // namespace

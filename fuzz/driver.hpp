@@ -33,6 +33,7 @@ struct FuzzSummary {
   uint64_t kernelRuns = 0;   // JIT kernels run and compared (all configurations)
   uint64_t boundsCheckedRuns = 0;
   uint64_t eigenOutputs = 0, eigenLeftOut = 0;
+  GenerationCounts generated;  // what drawing the programs took, summed
   std::vector<std::string> mismatchFiles;
   double seconds = 0;
 };

@@ -26,14 +26,11 @@ class EigenEvaluator {
  public:
   EigenEvaluator(const Program& p, const TensorValues& inputs) : p_(p), inputs_(inputs) {
     for (const auto& [name, data] : inputs) {
-      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&data)) {
-        Value x{Arr::Zero(m->rows, m->cols), Arr::Zero(m->rows, m->cols)};
-        for (int64_t r = 0; r < m->rows; ++r)
-          for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q) {
-            x.v(r, m->col[q]) = m->val[q];
-            x.present(r, m->col[q]) = 1;
-          }
-        values_[name] = x;
+      if (const SparseTensor* t = std::get_if<SparseTensor>(&data)) {
+        // csc and dcsr: the same entries as csr; a 3-tensor is not matrix shaped.
+        if (t->rank() == 2) values_[name] = sparseValue(sparseToCsr(*t));
+      } else if (const CsrMatrix* m = std::get_if<CsrMatrix>(&data)) {
+        values_[name] = sparseValue(*m);
       } else {
         const DenseTensor& t = std::get<DenseTensor>(data);
         if (t.rank() > 2) continue;
@@ -44,6 +41,16 @@ class EigenEvaluator {
         values_[name] = x;
       }
     }
+  }
+
+  static Value sparseValue(const CsrMatrix& m) {
+    Value x{Arr::Zero(m.rows, m.cols), Arr::Zero(m.rows, m.cols)};
+    for (int64_t r = 0; r < m.rows; ++r)
+      for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) {
+        x.v(r, m.col[q]) = m.val[q];
+        x.present(r, m.col[q]) = 1;
+      }
+    return x;
   }
 
   // Computes `s`, or leaves its result unknown when it is not matrix shaped.

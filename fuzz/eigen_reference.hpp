@@ -2,8 +2,9 @@
 // one-operator program is computed with Eigen arrays (element-wise operators with broadcasting,
 // masked row/column/total reductions for the stored-entry semantics) or, for a product summed
 // over one index, an Eigen matrix product (Eigen::SparseMatrix times dense for csr operands).
-// Statements over more than two indices (other than such products) are not matrix shaped: they,
-// and everything computed from them, are left out.
+// csc and dcsr inputs are read as the csr matrices of their entries. Statements over more than
+// two indices (other than such products) and 3-tensor inputs are not matrix shaped: they, and
+// everything computed from them, are left out (the dense reference evaluates them alone).
 #pragma once
 
 #include "fuzz/differential.hpp"

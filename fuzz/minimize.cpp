@@ -40,6 +40,18 @@ Expr replaceAt(const Expr& e, int& pos, int target, const Expr& by) {
   return copy;
 }
 
+// A sparse input's stored entries (csr or any other format), and its data with other entries.
+bool isSparse(const TensorData& v) { return !std::holds_alternative<DenseTensor>(v); }
+CooTensor entriesOf(const TensorData& v) {
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&v)) return sparseToCoo(csrToSparse(*m));
+  return sparseToCoo(std::get<SparseTensor>(v));
+}
+TensorData withEntries(const TensorData& like, CooTensor coo) {
+  coo.valueType = valueTypeOf(like);
+  if (std::holds_alternative<CsrMatrix>(like)) return sparseToCsr(cooToSparse(coo, Format::csr()));
+  return cooToSparse(coo, std::get<SparseTensor>(like).format);
+}
+
 class Minimizer {
  public:
   Minimizer(const std::function<bool(const RandomProgram&)>& stillFails, double seconds)
@@ -158,15 +170,14 @@ class Minimizer {
   bool dropEntries(RandomProgram& p) {
     bool any = false;
     for (const std::string& name : inputNames(p)) {
-      if (!std::holds_alternative<CsrMatrix>(p.inputs.at(name))) continue;
-      for (int64_t q = std::get<CsrMatrix>(p.inputs.at(name)).nnz(); q-- > 0;) {
-        CooMatrix coo = csrToCoo(std::get<CsrMatrix>(p.inputs.at(name)));
+      if (!isSparse(p.inputs.at(name))) continue;
+      for (int64_t q = entriesOf(p.inputs.at(name)).entries(); q-- > 0;) {
+        CooTensor coo = entriesOf(p.inputs.at(name));
         if (q >= coo.entries()) continue;
-        coo.row.erase(coo.row.begin() + q);
-        coo.col.erase(coo.col.begin() + q);
+        for (std::vector<int64_t>& crd : coo.crd) crd.erase(crd.begin() + q);
         coo.val.erase(coo.val.begin() + q);
         RandomProgram c = p;
-        c.inputs[name] = cooToCsr(coo);
+        c.inputs[name] = withEntries(p.inputs.at(name), std::move(coo));
         any |= attempt(p, c);
       }
     }
@@ -201,17 +212,18 @@ RandomProgram withExtent(const RandomProgram& p, const std::vector<std::string>&
     std::vector<int64_t> old = d.shape;
     for (size_t k = 0; k < idx.size(); ++k)
       if (shrunk(idx[k])) d.shape[k] = std::min(d.shape[k], extent);
-    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&p.inputs.at(name))) {
-      CooMatrix coo = csrToCoo(*m), kept;
-      kept.rows = d.shape[0];
-      kept.cols = d.shape[1];
-      for (int64_t q = 0; q < coo.entries(); ++q)
-        if (coo.row[q] < kept.rows && coo.col[q] < kept.cols) {
-          kept.row.push_back(coo.row[q]);
-          kept.col.push_back(coo.col[q]);
-          kept.val.push_back(coo.val[q]);
-        }
-      c.inputs[name] = cooToCsr(kept);
+    if (isSparse(p.inputs.at(name))) {
+      CooTensor coo = entriesOf(p.inputs.at(name)), kept;
+      kept.shape = d.shape;
+      kept.crd.resize(d.shape.size());
+      for (int64_t q = 0; q < coo.entries(); ++q) {
+        bool inside = true;
+        for (size_t k = 0; k < d.shape.size(); ++k) inside = inside && coo.crd[k][static_cast<size_t>(q)] < d.shape[k];
+        if (!inside) continue;
+        for (size_t k = 0; k < d.shape.size(); ++k) kept.crd[k].push_back(coo.crd[k][static_cast<size_t>(q)]);
+        kept.val.push_back(coo.val[static_cast<size_t>(q)]);
+      }
+      c.inputs[name] = withEntries(p.inputs.at(name), std::move(kept));
       continue;
     }
     const DenseTensor& t = std::get<DenseTensor>(p.inputs.at(name));

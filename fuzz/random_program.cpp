@@ -1,4 +1,4 @@
-// Random programs: random environments (indices, extents, csr and dense inputs) and random
+// Random programs: random environments (indices, extents, sparse and dense inputs) and random
 // statements under react's semantics, kept only when the front end accepts them and the value
 // rules hold (random_program.hpp).
 #include "fuzz/random_program.hpp"
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -57,6 +58,23 @@ DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed) {
   return t;
 }
 
+GenerationCounts& GenerationCounts::operator+=(const GenerationCounts& o) {
+  kept += o.kept;
+  refused += o.refused;
+  brokeValueRules += o.brokeValueRules;
+  contractions += o.contractions;
+  for (const auto& [format, n] : o.reads) reads[format] += n;
+  return *this;
+}
+
+std::string GenerationCounts::str() const {
+  std::string s = "statements kept " + std::to_string(kept) + " (" + std::to_string(contractions) +
+                  " contractions of a 3-tensor), drawn and refused by the front end " + std::to_string(refused) +
+                  ", breaking the value rules " + std::to_string(brokeValueRules) + "; kept statements reading";
+  for (const auto& [format, n] : reads) s += " " + format + " " + std::to_string(n) + (&n == &reads.rbegin()->second ? "" : ",");
+  return s;
+}
+
 std::string programText(const std::vector<Statement>& statements) {
   std::string text;
   for (const Statement& s : statements) text += s.str() + "\n";
@@ -93,8 +111,8 @@ double smallest(const TensorData& v) {
 struct Operand {
   std::string name;
   std::vector<std::string> indices;
-  bool positive;     // every value >= 0.25: safe as a denominator
-  bool csr = false;  // drawn more often: the stored-entry rules are where the bugs hide
+  bool positive;        // every value >= 0.25: safe as a denominator
+  bool sparse = false;  // drawn more often: the stored-entry rules are where the bugs hide
 };
 
 class Generator {
@@ -106,11 +124,11 @@ class Generator {
   Expr leaf() {
     static const double literals[] = {0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 0.0, -1.0};
     if (pick(5) == 0) return literal(literals[pick(pick(4) ? 6 : 8)]);
-    std::vector<const Operand*> csr;
+    std::vector<const Operand*> sparse;
     for (const Operand& o : operands_)
-      if (o.csr) csr.push_back(&o);
-    const Operand& o = !csr.empty() && pick(3) == 0 ? *csr[static_cast<size_t>(pick(static_cast<int>(csr.size())))]
-                                                    : operands_[static_cast<size_t>(pick(static_cast<int>(operands_.size())))];
+      if (o.sparse) sparse.push_back(&o);
+    const Operand& o = !sparse.empty() && pick(3) == 0 ? *sparse[static_cast<size_t>(pick(static_cast<int>(sparse.size())))]
+                                                       : operands_[static_cast<size_t>(pick(static_cast<int>(operands_.size())))];
     return access(o.name, o.indices);
   }
 
@@ -168,6 +186,38 @@ class Generator {
     }
   }
 
+  // A product of a rank-3 operand and one or two dense matrices sharing its indices, the shared
+  // indices summed: MTTKRP (X(i,k,l) * C(k,j) * D(l,j) into O(i,j)), TTM (X(i,j,k) * U(k,r) into
+  // O(i,j,r)) and the like. Nothing when no such operands exist.
+  std::optional<Statement> contraction(const std::string& lhs) {
+    std::vector<const Operand*> tensors, factors;
+    for (const Operand& o : operands_)
+      if (o.indices.size() == 3) tensors.push_back(&o);
+    if (tensors.empty()) return std::nullopt;
+    const Operand& x = *tensors[static_cast<size_t>(pick(static_cast<int>(tensors.size())))];
+    auto inX = [&](const std::string& i) { return std::find(x.indices.begin(), x.indices.end(), i) != x.indices.end(); };
+    for (const Operand& o : operands_)
+      if (o.indices.size() == 2 && !o.sparse && (inX(o.indices[0]) || inX(o.indices[1]))) factors.push_back(&o);
+    if (factors.empty()) return std::nullopt;
+    std::shuffle(factors.begin(), factors.end(), rng_);
+    factors.resize(std::min<size_t>(factors.size(), 1 + static_cast<size_t>(pick(2))));
+    std::vector<Expr> terms{access(x.name, x.indices)};
+    std::set<std::string> summed;
+    for (const Operand* f : factors) {
+      terms.push_back(access(f->name, f->indices));
+      for (const std::string& i : f->indices)
+        if (inX(i)) summed.insert(i);
+    }
+    if (pick(4) == 0) std::rotate(terms.begin(), terms.begin() + 1, terms.end());  // the tensor last
+    Statement st;
+    st.lhs = lhs;
+    st.rhs = terms[0];
+    for (size_t t = 1; t < terms.size(); ++t) st.rhs = apply(Op::Mul, {st.rhs, terms[t]});
+    for (const std::string& i : freeIndices(st.rhs))
+      if (!summed.count(i)) st.lhsIndices.push_back(i);
+    return st;
+  }
+
   std::mt19937_64& rng() { return rng_; }
 
  private:
@@ -182,32 +232,64 @@ std::vector<std::string> usualOutputs(int count) {
   return names;
 }
 
+// The name GenerationCounts::reads counts a format under: its name, dense with its rank.
+std::string formatKey(const Format& f) { return f.hasSparseLevel() ? f.str() : "dense" + std::to_string(f.rank()); }
+
+// Whether `st` reads a sparse input whose format cannot be a result's (csc, dcsr, csf, ...).
+bool readsOtherSparse(const Statement& st, const Environment& env) {
+  for (const ExprNode* a : accesses(st.rhs)) {
+    auto d = env.tensors.find(a->tensor);
+    if (d != env.tensors.end() && d->second.format.hasSparseLevel() && d->second.format != Format::csr()) return true;
+  }
+  return false;
+}
+
+// A random statement writing `output`: a contraction of a rank-3 operand now and then, else a
+// random expression whose free indices are kept or reduced at random.
+std::pair<Statement, bool> drawStatement(Generator& g, const std::string& output) {
+  if (g.pick(3) == 0)
+    if (std::optional<Statement> c = g.contraction(output)) return {*c, true};
+  Statement st;
+  st.lhs = output;
+  st.rhs = g.gen(1 + g.pick(3));
+  std::vector<std::string> free = freeIndices(st.rhs);
+  if (g.pick(4) == 0) std::shuffle(free.begin(), free.end(), g.rng());
+  const bool all = g.pick(2) == 0;  // else each index kept with probability 2/3, the rest reduced
+  for (const std::string& x : free)
+    if (all || g.pick(3)) st.lhsIndices.push_back(x);
+  if (!st.reductionIndices().empty() && g.pick(4) == 0) st.reduce = ReduceOp::Max;
+  return {st, false};
+}
+
 // Appends up to one statement per output name to `p` (whose env and inputs are set).
 void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937_64& rng, const std::vector<std::string>& outputs) {
   TensorValues values = p.inputs;  // inputs and the results so far
   for (const std::string& output : outputs) {
     for (int attempt = 0; attempt < 200; ++attempt) {
       Generator g(rng(), operands);
-      Statement st;
-      st.lhs = output;
-      st.rhs = g.gen(1 + g.pick(3));
-      std::vector<std::string> free = freeIndices(st.rhs);
-      if (g.pick(4) == 0) std::shuffle(free.begin(), free.end(), g.rng());
-      const bool all = g.pick(2) == 0;  // else each index kept with probability 2/3, the rest reduced
-      for (const std::string& x : free)
-        if (all || g.pick(3)) st.lhsIndices.push_back(x);
-      if (!st.reductionIndices().empty() && g.pick(4) == 0) st.reduce = ReduceOp::Max;
+      auto [st, contraction] = drawStatement(g, output);
       Environment env = p.env;
-      if (g.pick(10) == 0)  // a declared dense output (-f=O:dense), its extents inferred
+      // A declared dense output (-f=O:dense), its extents inferred: the only result a statement
+      // over a csc, dcsr or csf operand's stored entries may have.
+      if (g.pick(readsOtherSparse(st, p.env) ? 2 : 10) == 0)
         env.declare(st.lhs, std::vector<int64_t>(st.lhsIndices.size(), -1), Format::dense(static_cast<int>(st.lhsIndices.size())));
       std::string text = p.text + st.str() + "\n";
       Program compiled;
       try {
         compiled = parseIndexNotation(text, env);
       } catch (const UserError&) {
+        ++p.counts.refused;
         continue;  // not a valid program under react's semantics; draw another
       }
-      if (!keepsValueRules({st}, compiled, values)) continue;
+      if (!keepsValueRules({st}, compiled, values)) {
+        ++p.counts.brokeValueRules;
+        continue;
+      }
+      ++p.counts.kept;
+      p.counts.contractions += contraction ? 1 : 0;
+      std::set<std::string> read;
+      for (const ExprNode* a : accesses(st.rhs))
+        if (p.inputs.count(a->tensor) && read.insert(a->tensor).second) ++p.counts.reads[formatKey(p.env.tensors.at(a->tensor).format)];
       values = referenceEvaluate({st}, compiled, values);
       p.env = env;
       p.statements.push_back(st);
@@ -263,35 +345,53 @@ RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni, int64_
 
 namespace {
 
-// A csr matrix of one of several kinds; `positive` is cleared when it stores explicit zeros.
-CsrMatrix randomCsrKind(int64_t rows, int64_t cols, std::mt19937_64& rng, bool& positive) {
-  uint64_t seed = rng();
-  CsrMatrix m;
-  switch (rng() % 8) {
-    case 0: m = randomCsr(rows, cols, 0.0, seed); break;          // no stored entries
-    case 1: m = randomCsr(rows, cols, 1.0, seed, false); break;   // full
-    case 2: {                                                     // one entry
-      CooMatrix coo;
-      coo.rows = rows;
-      coo.cols = cols;
-      coo.row.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(rows)));
-      coo.col.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(cols)));
-      coo.val.push_back(0.75);
-      m = cooToCsr(coo);
-      break;
-    }
-    default: {
-      static const double densities[] = {0.2, 0.4, 0.7};
-      m = randomCsr(rows, cols, densities[rng() % 3], seed, rng() % 2 == 0);
-    }
+// Entries of one of several kinds, values in [0.5, 1.5): none, every element, one, or each
+// element with a random density, the slices of the first dimension whose index is 1 mod 3 left
+// empty half the time; `positive` is cleared when every other entry is an explicit zero.
+CooTensor randomEntries(const std::vector<int64_t>& shape, std::mt19937_64& rng, bool& positive) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  static const double densities[] = {0.2, 0.4, 0.7};
+  const int kind = static_cast<int>(rng() % 8);
+  const double density = kind == 0 ? 0.0 : kind == 1 ? 1.0 : densities[rng() % 3];
+  const bool emptySlices = kind > 2 && rng() % 2 == 0;
+  CooTensor coo;
+  coo.shape = shape;
+  coo.crd.resize(shape.size());
+  int64_t elements = 1;
+  for (int64_t n : shape) elements *= n;
+  const int64_t only = static_cast<int64_t>(rng() % static_cast<uint64_t>(elements));  // kind 2's entry
+  for (int64_t flat = 0; flat < elements; ++flat) {
+    std::vector<int64_t> at(shape.size());
+    for (size_t d = shape.size(), rest = static_cast<size_t>(flat); d-- > 0; rest /= static_cast<size_t>(shape[d]))
+      at[d] = static_cast<int64_t>(rest % static_cast<size_t>(shape[d]));
+    const bool stored = kind == 2 ? flat == only : !(emptySlices && at[0] % 3 == 1) && u(rng) < density;
+    if (!stored) continue;
+    for (size_t d = 0; d < shape.size(); ++d) coo.crd[d].push_back(at[d]);
+    coo.val.push_back(kind == 2 ? 0.75 : 0.5 + u(rng));
   }
   positive = true;
   if (rng() % 6 == 0)
-    for (size_t q = 0; q < m.val.size(); q += 2) {
-      m.val[q] = 0.0;  // explicit zeros are stored entries
+    for (size_t q = 0; q < coo.val.size(); q += 2) {
+      coo.val[q] = 0.0;  // explicit zeros are stored entries
       positive = false;
     }
-  return m;
+  return coo;
+}
+
+// A sparse format the front end runs: matrices csr (half the time), csc or dcsr; 3-tensors
+// compressed at every level or dense at the first, in a random mode ordering (csf: identity).
+Format randomSparseFormat(int rank, std::mt19937_64& rng) {
+  if (rank == 2) {
+    static const Format matrices[] = {Format::csr(), Format::csr(), Format::csc(), Format::dcsr()};
+    return matrices[rng() % 4];
+  }
+  std::vector<int> order(static_cast<size_t>(rank));
+  for (int d = 0; d < rank; ++d) order[static_cast<size_t>(d)] = d;
+  if (rng() % 3) std::shuffle(order.begin(), order.end(), rng);
+  std::string text(static_cast<size_t>(rank), 's');
+  if (rng() % 3 == 0) text[0] = 'd';
+  for (size_t l = 0; l < order.size(); ++l) text += (l ? "," : ":") + std::to_string(order[l]);
+  return parseFormat(text, rank);
 }
 
 DenseTensor randomDenseKind(std::vector<int64_t> shape, std::mt19937_64& rng, bool& positive) {
@@ -351,32 +451,48 @@ RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
       int a = pick(n), b = (a + 1 + pick(n - 1)) % n;
       return std::vector<std::string>{indices[static_cast<size_t>(a)], indices[static_cast<size_t>(b)]};
     };
-    auto add = [&](const std::string& name, std::vector<std::string> idx, bool csr) {
+    auto add = [&](const std::string& name, std::vector<std::string> idx, bool sparse) {
       std::vector<int64_t> shape;
       for (const std::string& x : idx) shape.push_back(ext(x));
       bool positive = true;
-      if (csr) {
-        p.inputs[name] = randomCsrKind(shape[0], shape[1], rng, positive);
-        p.env.declare(name, shape, Format::csr());
+      if (sparse) {
+        const Format f = randomSparseFormat(static_cast<int>(shape.size()), rng);
+        SparseTensor t = cooToSparse(randomEntries(shape, rng, positive), f);
+        p.inputs[name] = f == Format::csr() ? TensorData(sparseToCsr(t)) : TensorData(std::move(t));
+        p.env.declare(name, shape, f);
       } else {
         p.inputs[name] = randomDenseKind(shape, rng, positive);
         p.env.declare(name, shape, Format::dense(static_cast<int>(shape.size())));
       }
       p.inputIndices[name] = idx;
-      operands.push_back({name, idx, positive, csr});
+      operands.push_back({name, idx, positive, sparse});
       // The same tensor accessed with other indices of the same extents (a transpose, ...).
       if (idx.size() == 2 && pick(4) == 0) {
         std::vector<std::string> other = randomPair();
-        if (other != idx && ext(other[0]) == shape[0] && ext(other[1]) == shape[1]) operands.push_back({name, other, positive, csr});
+        if (other != idx && ext(other[0]) == shape[0] && ext(other[1]) == shape[1]) operands.push_back({name, other, positive, sparse});
       }
     };
-    static const int csrCounts[] = {0, 1, 1, 1, 1, 2, 2, 3};
-    static const char* csrNames[] = {"S", "R", "Q"};
+    static const int sparseCounts[] = {0, 1, 1, 1, 1, 2, 2, 3};
+    static const char* sparseNames[] = {"S", "R", "Q"};
     static const char* denseNames[] = {"B", "C", "D"};
     static const char* vectorNames[] = {"u", "v", "w"};
+    static const char* factorNames[] = {"F", "G"};
     if (n >= 2) {
-      for (int c = csrCounts[pick(8)]; c > 0; --c) add(names.tensor(csrNames[c - 1]), randomPair(), true);
+      for (int c = sparseCounts[pick(8)]; c > 0; --c) add(names.tensor(sparseNames[c - 1]), randomPair(), true);
       for (int c = pick(4); c > 0; --c) add(names.tensor(denseNames[c - 1]), randomPair(), false);
+    }
+    if (n >= 3 && pick(2) == 0) {  // a 3-tensor and dense factor matrices over its indices
+      std::vector<std::string> idx = indices, outside;
+      std::shuffle(idx.begin(), idx.end(), rng);
+      outside.assign(idx.begin() + 3, idx.end());
+      idx.resize(3);
+      add(names.tensor("X"), idx, pick(3) != 0);
+      for (int c = 1 + pick(2); c > 0; --c) {
+        std::string shared = idx[static_cast<size_t>(pick(3))], other;
+        if (!outside.empty() && pick(4)) other = outside[static_cast<size_t>(pick(static_cast<int>(outside.size())))];
+        else do other = indices[static_cast<size_t>(pick(n))]; while (other == shared);
+        add(names.tensor(factorNames[c - 1]), pick(4) ? std::vector<std::string>{shared, other} : std::vector<std::string>{other, shared}, false);
+      }
     }
     for (int c = pick(4); c > 0; --c) add(names.tensor(vectorNames[c - 1]), {indices[static_cast<size_t>(pick(n))]}, false);
     if (pick(2) || operands.empty()) add(names.tensor("a"), {}, false);

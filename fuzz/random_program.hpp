@@ -15,6 +15,18 @@ namespace react::fuzz {
 CsrMatrix randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed, bool emptyRows = true);
 DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed);  // values in [0.5, 1.5)
 
+// What drawing a program's statements took: statements kept, and drawn statements thrown away
+// because the front end refused them (a UserError: react's semantics or a format that cannot be a
+// result) or because they broke the value rules (keepsValueRules). `reads`: kept statements
+// reading an input of each format ("csr", "csc", "dcsr", "csf", "sss:1,0,2", "dense3", ...);
+// `contractions`: kept MTTKRP- and TTM-like products of a rank-3 input and dense matrices.
+struct GenerationCounts {
+  uint64_t kept = 0, refused = 0, brokeValueRules = 0, contractions = 0;
+  std::map<std::string, uint64_t> reads;
+  GenerationCounts& operator+=(const GenerationCounts& o);
+  std::string str() const;  // "statements kept 812, refused by the front end 1203, ...; reads: csc 120, ..."
+};
+
 // A generated program: declarations, input values, the statements as ASTs (evaluated by
 // referenceEvaluate; they may contain Reduce nodes) and as the text the compiler parses.
 struct RandomProgram {
@@ -25,6 +37,7 @@ struct RandomProgram {
   // Each input's dimensions as index names (every access of an input uses indices of these
   // extents), so that a dimension can be shrunk consistently.
   std::map<std::string, std::vector<std::string>> inputIndices;
+  GenerationCounts counts;  // how the generator drew it (zero for a program read back)
 };
 
 std::string programText(const std::vector<Statement>& statements);  // one statement per line
@@ -53,11 +66,16 @@ extern const std::vector<std::string> kFunctionNames;
 RandomProgram randomProgram(uint64_t seed, int maxStatements, int64_t ni = 5, int64_t nj = 4, int64_t nk = 3);
 
 // The fuzzer's programs: 1..maxStatements statements over a random environment: 1-4 indices of
-// extents 1-7, up to three csr matrices (0 nnz, full, one entry, random with or without empty
-// rows, some explicit zeros), dense matrices, vectors and a scalar, some accessed transposed or
-// with other indices of the same extents, every operator and reduction of the index notation. In
-// one program of three, each tensor and index has even odds of a name from kUnusualNames (indices
-// also from kFunctionNames) instead of the usual one.
+// extents 1-7, up to three sparse matrices in csr, csc or dcsr (0 nnz, full, one entry, random
+// with or without empty rows, some explicit zeros), dense matrices, vectors and a scalar, some
+// accessed transposed or with other indices of the same extents; over 3 or more indices, in one
+// program of two, a 3-tensor, dense or sparse (csf or dss in a random mode ordering, as sparse
+// as the matrices), with dense factor matrices sharing its indices, and products of it with them
+// (MTTKRP, TTM and the like); every operator and reduction of the index notation. A statement
+// reading a sparse input other than csr declares its result dense more often (such a result
+// cannot be stored in the input's format). In one program of three, each tensor and index has
+// even odds of a name from kUnusualNames (indices also from kFunctionNames) instead of the usual
+// one.
 RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements);
 
 }  // namespace react::fuzz

@@ -11,12 +11,24 @@ namespace react::fuzz {
 
 namespace {
 
-// Matrix Market text of a value, through the library's writer (shortest exact doubles).
-std::string marketText(const TensorData& v) {
+// Whether a value of `format` and `rank` is written as Matrix Market (csr, dense of rank 2 at
+// most), else as FROSTT text (any other sparse format, dense 3-tensors: every element).
+bool asMatrixMarket(const Format& format, int rank) {
+  return format == Format::csr() || (!format.hasSparseLevel() && rank <= 2);
+}
+
+// A value's text through the library's writers (shortest exact doubles).
+std::string valuesText(const TensorData& v) {
   static int counter = 0;
   std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("react-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".mtx");
-  std::visit([&](const auto& m) { writeMatrixMarket(path.string(), m); }, v);
+                               ("react-fuzz-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".txt");
+  const std::vector<int64_t> shape = shapeOf(v);
+  if (asMatrixMarket(formatOf(v), static_cast<int>(shape.size())))
+    std::visit([&](const auto& m) { writeMatrixMarket(path.string(), m); }, v);
+  else if (const DenseTensor* t = std::get_if<DenseTensor>(&v))
+    writeFrostt(path.string(), denseToSparse(*t, Format::dense(t->rank())));
+  else
+    writeFrostt(path.string(), std::get<SparseTensor>(v));
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -61,7 +73,7 @@ std::string reproducerText(const RandomProgram& p, uint64_t seed, const Mismatch
     else
       out << "declare " << name << " " << d.format.str() << " " << shapeText(d.shape) << "\n";
   }
-  for (const auto& [name, v] : p.inputs) out << "values " << name << "\n" << marketText(v) << "end\n";
+  for (const auto& [name, v] : p.inputs) out << "values " << name << "\n" << valuesText(v) << "end\n";
   return out.str();
 }
 
@@ -78,9 +90,11 @@ RandomProgram parseReproducer(const std::string& text) {
     return body;
   };
   auto format = [&](size_t n, const std::string& f, int rank) {
-    if (f == "csr") return Format::csr();
-    if (f == "dense") return Format::dense(rank);
-    throw fail(n, "unknown format '" + f + "'");
+    try {
+      return parseFormat(f, rank);
+    } catch (const UserError& e) {
+      throw fail(n, e.what());
+    }
   };
   auto shape = [&](size_t n, const std::string& s) {
     std::vector<int64_t> dims;
@@ -111,9 +125,15 @@ RandomProgram parseReproducer(const std::string& text) {
       if (word == "input" && in >> idx) p.inputIndices[name] = idx == "-" ? std::vector<std::string>{} : split(idx, ',');
     } else if (word == "values") {
       if (!(in >> name) || !p.env.tensors.count(name)) throw fail(n, "expected 'values NAME' of a declared input");
-      MarketData v = parseMatrixMarket(block(n), "values of " + name);
-      if (DenseTensor* t = std::get_if<DenseTensor>(&v)) t->shape = p.env.tensors.at(name).shape;  // rank 0 and 1 as declared
-      p.inputs[name] = toTensorData(std::move(v));
+      const TensorDecl& d = p.env.tensors.at(name);
+      if (asMatrixMarket(d.format, d.rank())) {
+        MarketData v = parseMatrixMarket(block(n), "values of " + name);
+        if (DenseTensor* t = std::get_if<DenseTensor>(&v)) t->shape = d.shape;  // rank 0 and 1 as declared
+        p.inputs[name] = toTensorData(std::move(v));
+      } else {
+        SparseTensor t = parseFrostt(block(n), "values of " + name, d.format, ValueType::Float64, d.shape);
+        p.inputs[name] = d.format.hasSparseLevel() ? TensorData(std::move(t)) : TensorData(sparseToDense(t));
+      }
     } else {
       throw fail(n, "unknown line '" + lines[n] + "'");
     }

@@ -86,4 +86,26 @@ std::vector<KernelCase> benchmarkKernels(const CsrMatrix& s, int64_t dense, uint
   return cases;
 }
 
+// Fixed rates, so that decisions in these tests do not depend on the machine running them.
+MachineModel testMachine() {
+  MachineModel m;
+  m.threads = 2;
+  m.bandwidth1 = 8e9;
+  m.bandwidth = 12e9;
+  m.vectorFlops = {2e9, 3e9, 3.5e9, 4e9, 4e9};
+  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9, 1e9};
+  m.cacheBytes = 8e6;
+  m.source = "test";
+  return m;
+}
+
+// The same with memory far faster than arithmetic: decisions follow the flop counts.
+MachineModel flopBoundMachine() {
+  MachineModel m = testMachine();
+  m.bandwidth1 = m.bandwidth = 1e15;
+  m.vectorFlops = {4e9, 4e9, 4e9, 4e9, 4e9};
+  m.reductionFlops = {1e9, 1e9, 1e9, 1e9, 1e9};
+  return m;
+}
+
 }  // namespace react::test

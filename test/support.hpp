@@ -25,6 +25,11 @@ JitOptions testCache();
 // scripts/test-sanitizers.sh runs a quarter, since the release suite runs them all), at least 1.
 int scaled(int n);
 
+// Fixed machine rates, so that auto's decisions in tests do not depend on the machine running
+// them; flopBoundMachine's memory is far faster than its arithmetic: decisions follow the flops.
+MachineModel testMachine();
+MachineModel flopBoundMachine();
+
 // Runs a shell command; its exit status (-1 if it did not exit) and its standard output (append
 // 2>&1 to the command for standard error too).
 struct CommandResult {

@@ -17,28 +17,6 @@ using namespace react::test;
 
 namespace {
 
-// Fixed rates, so that decisions in these tests do not depend on the machine running them.
-MachineModel testMachine() {
-  MachineModel m;
-  m.threads = 2;
-  m.bandwidth1 = 8e9;
-  m.bandwidth = 12e9;
-  m.vectorFlops = {2e9, 3e9, 3.5e9, 4e9, 4e9};
-  m.reductionFlops = {0.8e9, 1e9, 1e9, 1e9, 1e9};
-  m.cacheBytes = 8e6;
-  m.source = "test";
-  return m;
-}
-
-// The same with memory far faster than arithmetic: decisions follow the flop counts.
-MachineModel flopBoundMachine() {
-  MachineModel m = testMachine();
-  m.bandwidth1 = m.bandwidth = 1e15;
-  m.vectorFlops = {4e9, 4e9, 4e9, 4e9, 4e9};
-  m.reductionFlops = {1e9, 1e9, 1e9, 1e9, 1e9};
-  return m;
-}
-
 // A = S @ C @ D with S n x m csr, C m x nh, D nh x nj.
 Program spmmChain(const std::string& text, int64_t n, int64_t m, int64_t nh, int64_t nj) {
   Environment env;

@@ -50,7 +50,7 @@ void requireClean(const FuzzOptions& o) {
   CHECK(s.programs == o.programs);
   CHECK(s.mismatchFiles.empty());
   MESSAGE(s.programs << " programs, " << s.kernelRuns << " kernel runs (" << s.boundsCheckedRuns << " bounds-checked), "
-                     << s.eigenOutputs << " outputs through Eigen, " << s.seconds << " s");
+                     << s.eigenOutputs << " outputs through Eigen, " << s.seconds << " s; generator: " << s.generated.str());
 }
 
 }  // namespace
@@ -224,6 +224,63 @@ TEST_CASE("fuzz: the generator covers every operator, reduction and the promised
     CHECK_MESSAGE(seen.count(want), want);
   CHECK(*counts.begin() == 1);
   CHECK(*counts.rbegin() == 8);
+}
+
+TEST_CASE("fuzz: the generator draws csc, dcsr, csf in any mode ordering and dense 3-tensors, and counts what it threw away") {
+  GenerationCounts counts;
+  std::set<std::string> formats;
+  int orderings = 0, tensorContractions = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    RandomProgram p = randomFuzzProgram(seed, 8);
+    counts += p.counts;
+    for (const auto& [name, v] : p.inputs) {
+      const Format f = formatOf(v);
+      formats.insert(f.hasSparseLevel() ? (f.rank() == 3 ? "sparse3" : f.str()) : "dense" + std::to_string(f.rank()));
+      orderings += f.rank() == 3 && f.hasSparseLevel() && f != Format::csf(3);
+      CHECK(p.env.tensors.at(name).format == f);
+    }
+    for (const Statement& s : p.statements)
+      if (s.rhs->op == Op::Mul && accesses(s.rhs).size() >= 2 && !s.reductionIndices().empty())
+        for (const ExprNode* a : accesses(s.rhs)) tensorContractions += a->indices.size() == 3;
+  }
+  MESSAGE(counts.str());
+  for (const char* want : {"csr", "csc", "dcsr", "sparse3", "dense3", "dense2", "dense1", "dense0"}) CHECK_MESSAGE(formats.count(want), want);
+  CHECK(orderings > 10);
+  CHECK(tensorContractions > 30);
+  CHECK(counts.contractions > 30);
+  CHECK(counts.refused > 0);  // the front end's refusals are counted, not silently redrawn
+  // Most drawn statements are kept, and each format is read by many kept statements.
+  CHECK(counts.kept > counts.refused + counts.brokeValueRules);
+  for (const char* format : {"csr", "csc", "dcsr", "csf", "dense3"}) CHECK_MESSAGE(counts.reads[format] > 5, format);
+}
+
+TEST_CASE("fuzz: reproducers and shrinking keep csc, dcsr, csf and dense 3-tensor inputs exactly") {
+  int tensors = 0, others = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RandomProgram p = randomFuzzProgram(seed, 3);
+    RandomProgram back = parseReproducer(reproducerText(p, seed, {"stage", "detail"}));
+    CHECK(back.env.tensors == p.env.tensors);
+    REQUIRE(back.inputs.size() == p.inputs.size());
+    for (const auto& [name, v] : p.inputs) {
+      INFO(name << " " << formatOf(v).str());
+      CHECK(formatOf(back.inputs.at(name)) == formatOf(v));
+      CHECK(relativeError(back.inputs.at(name), v) == 0);
+      const Format f = formatOf(v);
+      tensors += f.rank() == 3;
+      others += f.hasSparseLevel() && f != Format::csr();
+    }
+    // Shrinking every index to 1 keeps every input valid in its format.
+    std::vector<std::string> all;
+    for (const auto& [x, n] : p.env.indexSizes) all.push_back(x);
+    RandomProgram small = withExtent(p, all, 1);
+    for (const auto& [name, v] : small.inputs) {
+      CHECK(formatOf(v) == formatOf(p.inputs.at(name)));
+      for (int64_t n : shapeOf(v)) CHECK(n <= 1);
+      if (const SparseTensor* t = std::get_if<SparseTensor>(&v)) CHECK_NOTHROW(t->validate());
+    }
+  }
+  CHECK(tensors > 5);
+  CHECK(others > 10);
 }
 
 TEST_CASE("fuzz: fixed reproducers in fuzz/regressions replay clean") {

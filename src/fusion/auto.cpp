@@ -93,9 +93,13 @@ std::string AutoCandidate::label() const {
 void requireStatistics(const Program& p, const InputStats& stats) {
   for (const auto& [name, decl] : p.tensors) {
     if (decl.role != TensorRole::Input || !decl.format.hasSparseLevel()) continue;
-    if (decl.format != Format::csr())
-      throw UserError("auto: input '" + name + "' is " + decl.format.str() + "; the cost model knows csr patterns only (choose a fusion mode)");
-    if (!stats.sparse.count(name)) throw UserError("auto: no statistics for csr input '" + name + "' (give its values, or its nnz)");
+    auto found = stats.sparse.find(name);
+    if (found == stats.sparse.end())
+      throw UserError("auto: no statistics for " + decl.format.str() + " input '" + name + "' (give its values, or its nnz)");
+    // csr's levels are its rows and entries; another format's level loops count their positions.
+    if (decl.format != Format::csr() && found->second.levelPositions.size() != static_cast<size_t>(decl.format.rank()))
+      throw UserError("auto: the statistics of " + decl.format.str() + " input '" + name +
+                      "' lack the positions of each of its levels (give its values)");
   }
 }
 

@@ -59,6 +59,10 @@ Polynomial monomial(std::vector<std::string> symbols, double coeff) {
   return p;
 }
 
+std::string positionsSymbol(const std::string& pattern, int level, int rank) {
+  return (level == rank - 1 ? "nnz(" : "nnz" + std::to_string(level) + "(") + pattern + ")";
+}
+
 // Iterations of the loops on `path`: a sparse loop over level l of S under row index r replaces
 // the count of r's loop (N_r, or the positions of level l-1) by the positions of level l.
 std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
@@ -77,8 +81,7 @@ std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
       auto row = std::find(symbols.begin(), symbols.end(), parent->second);
       if (row != symbols.end()) symbols.erase(row);
     }
-    const bool last = loop.level == t.tensor(loop.pattern).decl.format.rank() - 1;
-    symbols.push_back((last ? "nnz(" : "nnz" + std::to_string(loop.level) + "(") + loop.pattern + ")");
+    symbols.push_back(positionsSymbol(loop.pattern, loop.level, t.tensor(loop.pattern).decl.format.rank()));
     countOf[loop.index] = symbols.back();
   }
   return symbols;

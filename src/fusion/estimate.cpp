@@ -33,13 +33,33 @@ std::map<std::string, int64_t> nnzOf(const InputStats& stats) {
   return nnz;
 }
 
+// Bytes of a pattern's structure: each compressed level's positions (one more than its parent's)
+// and coordinates, each singleton level's coordinates.
+double structureBytes(const SparseStats& s, const Format& f) {
+  double bytes = 0, parent = 1;
+  for (int l = 0; l < f.rank(); ++l) {
+    const double positions = static_cast<double>(s.positions(l));
+    if (f.level(l).storesPositions()) bytes += 8.0 * (parent + 1);
+    if (f.level(l).storesCoordinates()) bytes += 4.0 * positions;
+    parent = positions;
+  }
+  return bytes;
+}
+
 class Estimator {
  public:
   Estimator(const IndexTree& t, const InputStats& stats, const MachineModel& m)
       : t_(t), stats_(stats), m_(m), nnz_(nnzOf(stats)), symbols_(costSymbols(t, nnz_)) {
     for (const auto& [name, s] : t.tensors)
       if (s.decl.format.hasSparseLevel() && !nnz_.count(s.decl.pattern))
-        throw UserError("auto: no statistics for csr input '" + s.decl.pattern + "'");
+        throw UserError("auto: no statistics for sparse input '" + s.decl.pattern + "'");
+    // The positions of the levels above the last (nnz0(S) of dcsr, nnz1(B) of csf: its fibres).
+    for (const auto& [name, s] : t.tensors) {
+      const Format& f = s.decl.format;
+      if (s.decl.role != TensorRole::Input || !f.hasSparseLevel()) continue;
+      for (int l = 0; l + 1 < f.rank(); ++l)
+        symbols_[fusion::positionsSymbol(name, l, f.rank())] = static_cast<double>(stats_.sparse.at(name).positions(l));
+    }
   }
 
   CostEstimate run() {
@@ -95,8 +115,8 @@ class Estimator {
       innermost = a;
       if (a->loop.kind != LoopKind::Sparse) continue;
       sparseCoordinates.push_back(a->loop.index);
-      const SparseStats& s = stats_.sparse.at(a->loop.pattern);
-      nest.bytes[a->loop.pattern + " structure"] = 4.0 * s.nnz + 8.0 * (s.rows + 1);
+      nest.bytes[a->loop.pattern + " structure"] =
+          structureBytes(stats_.sparse.at(a->loop.pattern), t_.tensor(a->loop.pattern).decl.format);
     }
     {
       // A reset stores the identity into each element of a shrunk array: one operation per trip
@@ -109,15 +129,19 @@ class Estimator {
       double length = 1;
       if (innermost && innermost->loop.kind == LoopKind::Dense) length = symbols_.at(fusion::extentSymbol(innermost->loop.index));
       if (innermost && innermost->loop.kind == LoopKind::Sparse) {
+        // The level's average run under one parent position (csr: a row's length).
         const SparseStats& s = stats_.sparse.at(innermost->loop.pattern);
-        length = s.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(s.rows) : 1;
+        const int level = innermost->loop.level;
+        const double parents = level == 0 ? 1.0 : static_cast<double>(s.positions(level - 1));
+        length = parents > 0 ? std::max(1.0, static_cast<double>(s.positions(level)) / parents) : 1;
       }
       // A statement accumulating gathered rows of a sparse loop above its innermost (dense) loop
-      // (`T(h) += S(i,k) * C(k,h)` under `k (S)`) runs the sparse row loop the machine measured.
+      // (`T(h) += S(i,k) * C(k,h)` under `k (S)`) runs the sparse row loop the machine measured:
+      // the innermost sparse loop's coordinate is summed (csf's outer levels, (i,k) of
+      // `T0(i,k,j) += B(i,k,l) * D(l,j)`, may be the accumulator's).
       bool sparseRow = !reset && !sums && !sparseCoordinates.empty() && innermost->loop.kind == LoopKind::Dense &&
-                       std::none_of(n.stmt.lhsIndices.begin(), n.stmt.lhsIndices.end(), [&](const std::string& i) {
-                         return std::find(sparseCoordinates.begin(), sparseCoordinates.end(), i) != sparseCoordinates.end();
-                       });
+                       std::find(n.stmt.lhsIndices.begin(), n.stmt.lhsIndices.end(), sparseCoordinates.back()) ==
+                           n.stmt.lhsIndices.end();
       double rate = sums ? m_.reductionRate(length)
                          : sparseRow ? m_.sparseRowRate(length, t_.tensor(n.stmt.lhs).shrunk()) : m_.vectorRate(length);
       double seconds = flops / rate;
@@ -205,22 +229,69 @@ std::string CostEstimate::str() const {
   return buf;
 }
 
+int64_t SparseStats::positions(int level) const {
+  if (!levelPositions.empty()) return levelPositions.at(static_cast<size_t>(level));
+  return level == 0 ? rows : nnz;
+}
+
 std::string InputStats::str() const {
   std::ostringstream out;
-  for (const auto& [name, s] : sparse)
-    out << (out.tellp() > 0 ? "; " : "") << name << ": " << s.rows << "x" << s.cols << ", nnz " << s.nnz
-        << ", longest row " << s.longestRow;
-  return out.str().empty() ? "no csr inputs" : out.str();
+  for (const auto& [name, s] : sparse) {
+    out << (out.tellp() > 0 ? "; " : "") << name << ": ";
+    if (s.shape.empty()) out << s.rows << "x" << s.cols;
+    for (size_t d = 0; d < s.shape.size(); ++d) out << (d ? "x" : "") << s.shape[d];
+    if (!s.levelPositions.empty()) {
+      out << ", positions per level ";
+      for (size_t l = 0; l < s.levelPositions.size(); ++l) out << (l ? "/" : "") << s.levelPositions[l];
+    }
+    out << ", nnz " << s.nnz << ", longest " << (s.levelPositions.empty() ? "row " : "slice ") << s.longestRow;
+  }
+  return out.str().empty() ? "no sparse inputs" : out.str();
 }
+
+namespace {
+
+// Positions of every level of `t` and the most last-level positions under one of the first's.
+SparseStats tensorStats(const SparseTensor& t) {
+  SparseStats s;
+  s.shape = t.shape;
+  s.rows = t.shape[0];
+  s.cols = t.rank() > 1 ? t.shape[1] : 1;
+  s.nnz = t.nnz();
+  // bounds[p] .. bounds[p+1]: the positions of the current level under position p of the first.
+  std::vector<int64_t> bounds;
+  for (int l = 0; l < t.rank(); ++l) {
+    const Level& level = t.format.level(l);
+    const LevelArrays& a = t.levels[static_cast<size_t>(l)];
+    const int64_t extent = t.shape[static_cast<size_t>(t.format.dimension(l))];
+    auto firstChild = [&](int64_t p) {  // the first position of level l under parent position p
+      if (level.kind == LevelKind::Dense) return p * extent;
+      return level.kind == LevelKind::Compressed ? a.pos[static_cast<size_t>(p)] : p;
+    };
+    if (l == 0) {
+      bounds.resize(static_cast<size_t>(firstChild(1)) + 1);
+      for (size_t p = 0; p < bounds.size(); ++p) bounds[p] = static_cast<int64_t>(p);
+    } else {
+      for (int64_t& b : bounds) b = firstChild(b);
+    }
+    s.levelPositions.push_back(bounds.back());
+  }
+  for (size_t p = 0; p + 1 < bounds.size(); ++p) s.longestRow = std::max(s.longestRow, bounds[p + 1] - bounds[p]);
+  return s;
+}
+
+}  // namespace
 
 InputStats inputStats(const TensorValues& inputs) {
   InputStats stats;
   for (const auto& [name, value] : inputs) {
-    const CsrMatrix* m = std::get_if<CsrMatrix>(&value);
-    if (!m) continue;
-    SparseStats s{m->rows, m->cols, m->nnz(), 0};
-    for (int64_t r = 0; r < m->rows; ++r) s.longestRow = std::max(s.longestRow, m->rowptr[r + 1] - m->rowptr[r]);
-    stats.sparse[name] = s;
+    if (const CsrMatrix* m = std::get_if<CsrMatrix>(&value)) {
+      SparseStats s{m->rows, m->cols, m->nnz(), 0};
+      for (int64_t r = 0; r < m->rows; ++r) s.longestRow = std::max(s.longestRow, m->rowptr[r + 1] - m->rowptr[r]);
+      stats.sparse[name] = s;
+    } else if (const SparseTensor* t = std::get_if<SparseTensor>(&value)) {
+      stats.sparse[name] = tensorStats(*t);
+    }
   }
   return stats;
 }

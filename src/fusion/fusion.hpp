@@ -120,14 +120,26 @@ std::map<std::string, double> costSymbols(const IndexTree& t, const std::map<std
 
 // --- auto: association and fusion from a cost model (docs/auto.md) ------------------------------
 // Statistics of the inputs a program runs on; dense extents come from the program itself.
+// A sparse input's statistics. csr needs rows, cols, nnz and longestRow only; any other format
+// (csc, dcsr, csf, ...) its positions per storage level as well, which decide the trip counts of
+// its level loops (csf's fibres: nnz1 of an MTTKRP's B).
 struct SparseStats {
-  int64_t rows = 0, cols = 0, nnz = 0, longestRow = 0;
+  int64_t rows = 0, cols = 0, nnz = 0;
+  // The most entries under one position of the first level (csr: its longest row; csc: column;
+  // csf: slice): one parallel iteration's share of the work.
+  int64_t longestRow = 0;
+  // Positions of each storage level, outermost first (the last is nnz); empty: csr's, {rows, nnz}.
+  std::vector<int64_t> levelPositions = {};
+  std::vector<int64_t> shape = {};  // logical extents; empty: {rows, cols}
+  // Positions of level l (csr's from rows and nnz when levelPositions is empty).
+  int64_t positions(int level) const;
 };
 struct InputStats {
-  std::map<std::string, SparseStats> sparse;  // every csr input
-  std::string str() const;                    // "S: 2708x2708, nnz 10556, longest row 169"
+  std::map<std::string, SparseStats> sparse;  // every sparse input
+  // "S: 2708x2708, nnz 10556, longest row 169; B: 12x9x7, positions per level 10/40/93, nnz 93, longest slice 21"
+  std::string str() const;
 };
-InputStats inputStats(const TensorValues& inputs);  // the csr entries of `inputs`
+InputStats inputStats(const TensorValues& inputs);  // the sparse entries of `inputs`, every format
 
 // The machine's rates, measured once (lower's machineModel() calibrates and stores them).
 struct MachineModel {
@@ -215,8 +227,8 @@ struct AutoDecision {
 // leaves decideFusion (an InternalError is react's bug, never a rejection).
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
-// What decideFusion first checks: every sparse input is csr (the cost model knows csr patterns
-// only) and has statistics (else react::UserError naming it).
+// What decideFusion first checks: every sparse input has statistics, and those of a format other
+// than csr have its positions per level (else react::UserError naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
 

@@ -48,6 +48,9 @@ IndexTree rewriteSingleStatementChains(
 // for the last level, "nnz<l>(P)" for a level l above the last, csf's fibres); operators in `e`.
 std::string extentSymbol(const std::string& index);
 Polynomial monomial(std::vector<std::string> symbols, double coeff);
+// The symbol of the positions of level `level` of a pattern of rank `rank`: nnz(S) for the last,
+// nnzL(S) above it (csf's fibres: nnz1(B)).
+std::string positionsSymbol(const std::string& pattern, int level, int rank);
 std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path);
 int operatorCount(const Expr& e);
 

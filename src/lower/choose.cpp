@@ -6,11 +6,8 @@ namespace react {
 
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
   if (options.fusion) return *options.fusion;
-  for (const std::string& name : p.inputs()) {
-    const Format& f = p.tensor(name).format;
-    // auto's cost model knows csr patterns only, from their statistics
-    if (f.hasSparseLevel() && (f != Format::csr() || !options.stats)) return FusionMode::React;
-  }
+  for (const std::string& name : p.inputs())  // auto needs the statistics of every sparse input
+    if (p.tensor(name).format.hasSparseLevel() && !options.stats) return FusionMode::React;
   return FusionMode::Auto;
 }
 

@@ -120,14 +120,14 @@ std::vector<std::string> splitWords(const std::string& text);  // on blanks; quo
 
 // --- C++ API ----------------------------------------------------------------------------------
 struct CompileOptions {
-  // Unset: the default, auto where it can decide (the statistics of every csr input are known:
-  // `stats` is set, or Kernel::compile is given the inputs; a program without csr inputs needs
-  // none; auto's cost model knows no other sparse format), else react. fusionModeOf says which.
+  // Unset: the default, auto where it can decide (the statistics of every sparse input are known:
+  // `stats` is set, or Kernel::compile is given the inputs; a program without sparse inputs needs
+  // none), else react. fusionModeOf says which.
   std::optional<FusionMode> fusion;
   Target target = Target::OpenMP;
   EmitOptions emit;
   JitOptions jit;
-  // Auto only: the inputs' statistics (inputStats(values); needed when the program has csr
+  // Auto only: the inputs' statistics (inputStats(values); needed when the program has sparse
   // inputs) and the machine (default: machineModel(jit), measured once and stored).
   std::optional<InputStats> stats;
   std::optional<MachineModel> machine;
