@@ -47,8 +47,10 @@ def parse_reproducer(text):
             shapes[words[1]] = (words[2], () if words[3] == "scalar" else tuple(int(n) for n in words[3].split("x")))
         elif words[0] == "values":
             market = "\n".join(iter(lambda: next(lines), "end"))
-            value = scipy.io.mmread(io.StringIO(market))
             form, shape = shapes[words[1]]
+            if form not in ("csr", "dense") or len(shape) > 2:
+                return None  # csc, dcsr, csf and dense 3-tensors: the Python API takes csr and dense matrices
+            value = scipy.io.mmread(io.StringIO(market))
             inputs[words[1]] = sp.csr_matrix(value) if form == "csr" else np.asarray(value, dtype=np.float64).reshape(shape)
     return statements, sizes, inputs, declared
 
@@ -90,8 +92,14 @@ def check(got, want):
 
 def test_react_fuzz_programs_agree_with_numpy():
     checked = 0
-    for n, text in enumerate(reproducers(seed=1, count=PROGRAMS)):
-        statements, sizes, inputs, declared = parse_reproducer(text)
+    # react-fuzz draws every format; about a third of its programs are over csr and dense matrices only
+    for n, text in enumerate(reproducers(seed=1, count=4 * PROGRAMS)):
+        if checked == PROGRAMS:
+            break
+        parsed = parse_reproducer(text)
+        if parsed is None:
+            continue
+        statements, sizes, inputs, declared = parsed
         if declared:
             continue  # outputs declared with a format: the Python API declares inputs only
         program = "\n".join(statements)
