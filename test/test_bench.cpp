@@ -298,7 +298,7 @@ TEST_CASE("bench: a tensor kernel refuses a matrix and a matrix kernel a tensor;
   for (const VariantSpec& v : parseVariants("react-openmp,taco-default")) {
     Prepared p = prepareVariant(v, ttm, inputs, kernels, tight);
     CHECK_FALSE(p.instance);
-    CHECK(p.cannotRun == "cannot run: needs 0.0 GB for the dense output A (8 doubles per (i,j)) (limit 0.0 GB)");
+    CHECK(p.cannotRun == "cannot run: needs 0.0 GB for the dense output A (limit 0.0 GB)");
   }
 }
 
@@ -319,21 +319,21 @@ TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the erro
   for (std::string line; std::getline(csv, line);) rows += contains(line, ",ok,") ? 1 : 0;
   CHECK(rows == 2 * 2 * (tacoAvailable() ? 3 : 2));  // tensors x kernels x variants that run
 
-  test::CommandResult noTensor = test::runCommand(bench + " --synthetic powerlaw:300:4 --kernel mttkrp 2>&1");
-  CHECK(noTensor.status == 1);
-  CHECK(contains(noTensor.output, "input 'powerlaw-300-4' is a matrix: none of the kernels given (--kernel) takes one"));
-  test::CommandResult noMatrix = test::runCommand(bench + " --tensor powerlaw:30x20x25:400 --kernel mttkrp,sddmm 2>&1");
-  CHECK(noMatrix.status == 1);
-  CHECK(contains(noMatrix.output, "kernel 'sddmm' takes a csr matrix: give one with --matrix FILE.mtx or --synthetic"));
-  test::CommandResult noKernel = test::runCommand(bench + " --matrix " + dir + "/tiny.tns --kernel sddmm 2>&1");
-  CHECK(noKernel.status == 1);
-  CHECK(contains(noKernel.output, "input 'tiny' is a 3-tensor: none of the kernels given (--kernel) takes one"));
-  test::CommandResult badSpec = test::runCommand(bench + " --tensor powerlaw:30x20:400 2>&1");
-  CHECK(badSpec.status == 1);
-  CHECK(contains(badSpec.output, "argument '--tensor powerlaw:30x20:400': expected three dimensions IxJxK, got '30x20'"));
-  test::CommandResult badExponent = test::runCommand(bench + " --tensor powerlaw:30x20x25:400:1 2>&1");
-  CHECK(badExponent.status == 1);
-  CHECK(contains(badExponent.output, "the exponent must be > 1"));
+  const std::pair<std::string, std::string> refused[] = {
+      {" --synthetic powerlaw:300:4 --kernel mttkrp",
+       "input 'powerlaw-300-4' is a matrix: none of the kernels given (--kernel) takes one"},
+      {" --tensor powerlaw:30x20x25:400 --kernel mttkrp,sddmm",
+       "kernel 'sddmm' takes a csr matrix: give one with --matrix FILE.mtx or --synthetic"},
+      {" --matrix " + dir + "/tiny.tns --kernel sddmm", "input 'tiny' is a 3-tensor: none of the kernels given (--kernel) takes one"},
+      {" --tensor powerlaw:30x20:400", "argument '--tensor powerlaw:30x20:400': expected three dimensions IxJxK, got '30x20'"},
+      {" --tensor powerlaw:30x20x25:400:1", "the exponent must be > 1"},
+  };
+  for (const auto& [args, message] : refused) {
+    test::CommandResult r = test::runCommand(bench + args + " 2>&1");
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 1);
+    CHECK(contains(r.output, message));
+  }
 }
 
 TEST_CASE("react-bench: checks variants before timing, rejects one that disagrees") {

@@ -52,7 +52,8 @@ struct WorkModel {
   double flops = 0, bytes = 0;
 };
 WorkModel usefulWork(const BenchKernel& k, const TensorData& s);
-// Bytes of the kernel's dense output (ttm's NI x NJ x R): checked against the temporaries' limit.
+// Bytes of a tensor kernel's dense output (mttkrp's NI x R, ttm's NI x NJ x R; 0 for the matrix
+// kernels): checked against the temporaries' limit.
 double denseOutputBytes(const BenchKernel& k, const TensorData& s);
 
 // How a csf 3-tensor's entries group: slices (level 0), (i,k) fibres (level 1), entries; the

@@ -169,9 +169,9 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
                         const Limits& limits) {
   const TensorData& s = inputs.at("S");
   Prepared p;
-  // Every variant writes ttm's dense NI x NJ x R output (docs/benchmarks.md, "Tensors").
+  // Every variant writes the tensor kernels' dense output (ttm's NI x NJ x R: docs/benchmarks-tensors.md).
   if (double bytes = denseOutputBytes(k, s); bytes > limits.maxTemporaryBytes) {
-    p.cannotRun = refusal(0, bytes, "the dense output A (" + std::to_string(k.rank) + " doubles per (i,j))", limits);
+    p.cannotRun = refusal(0, bytes, "the dense output A", limits);
     return p;
   }
   if (v.library) {
