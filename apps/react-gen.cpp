@@ -48,7 +48,7 @@ options:
                      entries, a dense one's nonzeros
   -fusion=MODE       none | maximal | react | auto; auto picks the association of product
                      chains and the fusion from a cost model on the inputs' statistics (default:
-                     auto when every csr input has data (-i), else react)
+                     auto when every sparse input has data (-i), else react)
   -print-decisions   print auto's candidates, their estimated costs and the choice
   -machine=FILE      auto decides for the machine model stored in FILE (a machine-<N>t.txt of
                      any machine's cache) instead of this machine's
@@ -472,8 +472,8 @@ int run(int argc, char** argv) {
   if (!o.writeSource.empty()) checkWritable("-write-source=" + o.writeSource, o.writeSource);
 
   // Auto decides on the inputs' statistics; everything below (printing, -write-source, the
-  // kernel run and timed) uses the one tree it chose. The default is auto when every csr input
-  // has data (-i), else react.
+  // kernel run and timed) uses the one tree it chose. The default is auto when every sparse
+  // input has data (-i), else react.
   CompileOptions options;
   options.fusion = o.fusion;
   bool everySparseInputGiven = true;
@@ -482,7 +482,7 @@ int run(int argc, char** argv) {
   if (everySparseInputGiven) options.stats = inputStats(inputs);
   FusionMode mode = fusionModeOf(program, options);
   if (o.printDecisions && mode != FusionMode::Auto)
-    throw UserError("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input has data)");
+    throw UserError("argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every sparse input has data)");
   FusionPlan plan;
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error

@@ -338,7 +338,7 @@ TEST_CASE("react-gen: auto's errors name the cause") {
   std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
   CommandResult a = runCommand(gen + " 'A = S @ C' -f=S:csr -f=C:dense -d=i:4 -d=k:4 -d=j:4 -print-decisions 2>&1");
   CHECK(a.status == 1);
-  CHECK(a.output == "react-gen: argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every csr input "
+  CHECK(a.output == "react-gen: argument '-print-decisions': needs fusion mode auto (-fusion=auto; the default when every sparse input "
                     "has data)\n");
   CommandResult b = runCommand(gen + " 'A = S @ C' -f=S:csr -f=C:dense -d=i:4 -d=k:4 -d=j:4 -fusion=auto -print-tree -cache-dir=" +
                                testCache().cacheDir + " 2>&1");
@@ -404,7 +404,7 @@ TEST_CASE("the default fusion mode: auto where it can decide, react where a csr 
   CHECK((fusionModeOf(parseProgram("A = B @ C", env), CompileOptions{}) == FusionMode::Auto));
 }
 
-TEST_CASE("react-gen's default is auto when every csr input has data, react otherwise") {
+TEST_CASE("react-gen's default is auto when every sparse input has data, react otherwise") {
   std::string gen = std::string(REACT_BINARY_DIR) + "/bin/react-gen";
   std::string cache = " -cache-dir=" + testCache().cacheDir;
   std::string cora = " -i=S:" + sharedMatrixDir() + "/cora.mtx";

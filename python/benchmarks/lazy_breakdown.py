@@ -11,14 +11,10 @@ import pathlib
 import statistics
 import time
 
-import numpy as np
-import scipy.io
-import scipy.sparse as sp
-
 import react
 from react import _inputs, _lazy
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from lazy_vs_gen import DEFAULT_MATRIX, readme_inputs
 
 STEPS = ["record the expression", "walk it (_Program: trees, inputs, signature)", "find the kernel",
          "the argument list", "the extension's call (check, copies, kernel)", "assemble the csr_matrix",
@@ -28,12 +24,10 @@ STEPS = ["record the expression", "walk it (_Program: trees, inputs, signature)"
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--evaluations", type=int, default=3000)
-    parser.add_argument("--matrix", default=str(REPO.parent / "shared/data/matrices/cora.mtx"))
+    parser.add_argument("--matrix", default=DEFAULT_MATRIX)
     args = parser.parse_args()
 
-    S = sp.csr_matrix(scipy.io.mmread(args.matrix))
-    rng = np.random.default_rng(0)
-    B, C = rng.random((S.shape[0], 64)), rng.random((S.shape[1], 64))
+    S, B, C = readme_inputs(args.matrix)
 
     def record():
         with react.lazy():

@@ -30,6 +30,14 @@ import scipy.sparse as sp
 import react
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+DEFAULT_MATRIX = str(REPO.parent / "shared/data/matrices/cora.mtx")
+
+
+def readme_inputs(matrix):
+    """The README example's S (read from `matrix`), and B and C of K=64 columns from a fixed seed."""
+    S = sp.csr_matrix(scipy.io.mmread(matrix))
+    rng = np.random.default_rng(0)
+    return S, rng.random((S.shape[0], 64)), rng.random((S.shape[1], 64))
 
 
 def median_ms(f, runs):
@@ -45,13 +53,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--matrix", default=str(REPO.parent / "shared/data/matrices/cora.mtx"))
+    parser.add_argument("--matrix", default=DEFAULT_MATRIX)
     parser.add_argument("--react-gen", default=str(REPO / "build/bin/react-gen"))
     args = parser.parse_args()
 
-    S = sp.csr_matrix(scipy.io.mmread(args.matrix))
-    rng = np.random.default_rng(0)
-    B, C = rng.random((S.shape[0], 64)), rng.random((S.shape[1], 64))
+    S, B, C = readme_inputs(args.matrix)
 
     def lazy():
         with react.lazy():

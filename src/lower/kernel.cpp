@@ -66,33 +66,39 @@ std::vector<Kernel> Kernel::compileTrees(const std::vector<IndexTree>& trees, co
   return kernels;
 }
 
-std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+namespace {
+// The shape of every input the kernel reads, as `shapeOf(name, declaration, given value)` checks
+// and returns it; a missing input is an error.
+template <typename Value, typename ShapeOf>
+std::map<std::string, std::vector<int64_t>> inputShapes(const LoopProgram& loops, const std::map<std::string, Value>& inputs,
+                                                        ShapeOf&& shapeOf) {
   std::map<std::string, std::vector<int64_t>> shapes;
-  for (const std::string& name : loops_.args) {
-    const TensorDecl& d = loops_.tensors.at(name).decl;
+  for (const std::string& name : loops.args) {
+    const TensorDecl& d = loops.tensors.at(name).decl;
     if (d.role != TensorRole::Input) continue;
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
-    if (auto why = dataFormMismatch(it->second, d.format)) throw UserError("kernel: input '" + name + "' " + *why);
-    shapes[name] = shapeOf(it->second);
+    shapes[name] = shapeOf(name, d, it->second);
   }
-  return sizesForShapes(shapes);
+  return shapes;
+}
+}  // namespace
+
+std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
+  return sizesForShapes(inputShapes(loops_, inputs, [](const std::string& name, const TensorDecl& d, const TensorData& v) {
+    if (auto why = dataFormMismatch(v, d.format)) throw UserError("kernel: input '" + name + "' " + *why);
+    return shapeOf(v);
+  }));
 }
 
 std::map<std::string, int64_t> Kernel::sizesFor(const TensorViews& inputs) const {
-  std::map<std::string, std::vector<int64_t>> shapes;
-  for (const std::string& name : loops_.args) {
-    const TensorDecl& d = loops_.tensors.at(name).decl;
-    if (d.role != TensorRole::Input) continue;
-    auto it = inputs.find(name);
-    if (it == inputs.end()) throw UserError("kernel: no value given for input '" + name + "'");
+  return sizesForShapes(inputShapes(loops_, inputs, [](const std::string& name, const TensorDecl& d, const TensorView& v) {
     if (d.format.hasSparseLevel() && d.format != Format::csr())
       throw UserError("kernel: input '" + name + "' is " + d.format.str() + "; views are csr or dense");
-    if (it->second.csr && !d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
-    if (!it->second.csr && d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
-    shapes[name] = it->second.shape;
-  }
-  return sizesForShapes(shapes);
+    if (v.csr && !d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared dense but given csr");
+    if (!v.csr && d.format.hasSparseLevel()) throw UserError("kernel: input '" + name + "' is declared csr but given dense");
+    return v.shape;
+  }));
 }
 
 std::map<std::string, int64_t> Kernel::sizesForShapes(const std::map<std::string, std::vector<int64_t>>& inputs) const {
