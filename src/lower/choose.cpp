@@ -11,6 +11,9 @@ FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
     // auto's cost model knows csr patterns only, from their statistics
     if (f.hasSparseLevel() && (f != Format::csr() || !options.stats)) return FusionMode::React;
   }
+  // nor the patterns co-iteration assembles
+  for (const std::string& name : p.outputs())
+    if (p.tensor(name).pattern == name) return FusionMode::React;
   return FusionMode::Auto;
 }
 
