@@ -91,10 +91,10 @@ std::string AutoCandidate::label() const {
 }
 
 void requireStatistics(const Program& p, const InputStats& stats) {
-  for (const auto& [name, decl] : p.tensors)
-    if (decl.format.hasSparseLevel() && decl.role != TensorRole::Input && decl.pattern == name)
-      throw UserError("auto: result '" + name + "' is stored at a pattern the program assembles from two patterns "
-                      "(co-iteration), which the cost model does not know (choose a fusion mode)");
+  for (const Statement& s : p.statements)
+    if (coIterationOf(s, [&](const std::string& name) -> const TensorDecl& { return p.tensor(name); }))
+      throw UserError("auto: '" + s.str() + "' co-iterates two sparse patterns, which the cost model does not know "
+                      "(choose a fusion mode)");
   for (const auto& [name, decl] : p.tensors) {
     if (decl.role != TensorRole::Input || !decl.format.hasSparseLevel()) continue;
     if (decl.format != Format::csr())

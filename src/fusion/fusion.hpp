@@ -216,8 +216,8 @@ struct AutoDecision {
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
 // What decideFusion first checks: every sparse input is csr (the cost model knows csr patterns
-// only) and has statistics, and no result is stored at a pattern the program assembles
-// (co-iteration) (else react::UserError naming it).
+// only) and has statistics, and no statement co-iterates two patterns (else react::UserError
+// naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
 
