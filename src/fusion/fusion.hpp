@@ -220,5 +220,7 @@ AutoDecision decideFusion(const Program& p, const InputStats& stats, const Machi
 // naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
+// Whether a statement of `p` co-iterates two sparse patterns (coIterationOf), which auto does not cost.
+bool coIterates(const Program& p);
 
 }  // namespace react

@@ -158,8 +158,10 @@ struct CoIteration {
   std::vector<std::string> operands;  // the operands' patterns, in operand order
   bool unite = false;                 // union (`+`, `-`), else intersection (`*`)
 };
-// The co-iteration `s` is (its right-hand side `*`, `+` or `-` of two accesses to tensors stored
-// at different patterns), or nothing. `decl` gives the declaration of a tensor by name.
+// The co-iteration `s` is (its right-hand side `*`, `+` or `-` of two accesses to csr tensors
+// stored at different patterns, both with the left-hand side's indices), or nothing: the front
+// end admits no other (and passes that rebuild statements may not make one). `decl` gives the
+// declaration of a tensor by name.
 std::optional<CoIteration> coIterationOf(const Statement& s, const std::function<const TensorDecl&(const std::string&)>& decl);
 
 // ---------------------------------------------------------------------------------------------

@@ -146,7 +146,8 @@ std::optional<CoIteration> coIterationOf(const Statement& s, const std::function
   if (rhs->op != Op::Mul && rhs->op != Op::Add && rhs->op != Op::Sub) return std::nullopt;
   CoIteration c;
   for (const Expr& a : rhs->args) {
-    if (a->op != Op::Access || !detail::atPattern(decl(a->tensor))) return std::nullopt;
+    // csr operands accessed with the result's indices, nothing reduced
+    if (a->op != Op::Access || decl(a->tensor).format != Format::csr() || a->indices != s.lhsIndices) return std::nullopt;
     c.operands.push_back(decl(a->tensor).pattern);
   }
   if (c.operands[0] == c.operands[1]) return std::nullopt;

@@ -47,7 +47,12 @@ Legality sparseLoops(const Statement& s, const std::map<std::string, TensorStora
     return {};
   };
   auto decl = [&](const std::string& name) -> const TensorDecl& { return tensors.at(name).decl; };
-  if (std::optional<CoIteration> merged = coIterationOf(s, decl)) {
+  std::optional<CoIteration> merged = coIterationOf(s, decl);
+  const bool unshrunk = std::none_of(tensors.begin(), tensors.end(), [&](const auto& t) {
+    return t.second.shrunk() && (t.first == s.lhs || std::any_of(s.rhs->args.begin(), s.rhs->args.end(),
+                                                                   [&](const Expr& a) { return a->tensor == t.first; }));
+  });
+  if (merged && unshrunk) {
     // The front end admits operands of one format, accessed with the result's indices.
     const ExprNode& first = *accesses(s.rhs).front();
     const Format& f = decl(first.tensor).format;

@@ -11,9 +11,7 @@ FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
     // auto's cost model knows csr patterns only, from their statistics
     if (f.hasSparseLevel() && (f != Format::csr() || !options.stats)) return FusionMode::React;
   }
-  // nor co-iteration
-  for (const Statement& s : p.statements)
-    if (coIterationOf(s, [&](const std::string& name) -> const TensorDecl& { return p.tensor(name); })) return FusionMode::React;
+  if (coIterates(p)) return FusionMode::React;  // nor co-iteration
   return FusionMode::Auto;
 }
 
