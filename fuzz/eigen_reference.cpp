@@ -78,6 +78,9 @@ class EigenEvaluator {
     const TensorDecl& d = p_.tensor(name);
     const Value& x = it->second;
     if (d.format.hasSparseLevel()) {
+      // A pattern a co-iteration assembles is not known here (the element-wise evaluation keeps
+      // one operand's stored entries); the dense reference checks it.
+      if (!inputs_.count(d.pattern)) return std::nullopt;
       CsrMatrix m = std::get<CsrMatrix>(inputs_.at(d.pattern));
       for (int64_t r = 0; r < m.rows; ++r)
         for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q)
@@ -108,18 +111,29 @@ class EigenEvaluator {
     if (u.size() > 2) return std::nullopt;
     u.resize(2);
     const int64_t n0 = extent(u[0]), n1 = extent(u[1]);
-    std::vector<Arr> a;
-    Arr present = Arr::Ones(n0, n1);
+    std::vector<Arr> a, presents;
+    Arr present = Arr::Ones(n0, n1), anyPresent = Arr::Zero(n0, n1);
+    bool allSparse = true;
     const std::vector<Expr> args = s.rhs->op == Op::Access ? std::vector<Expr>{s.rhs} : s.rhs->args;
     for (const Expr& x : args) {
       if (x->op == Op::Literal) {
         a.push_back(Arr::Constant(n0, n1, x->value));
+        allSparse = false;
         continue;
       }
       if (x->op != Op::Access) return std::nullopt;
       const Value& val = values_.at(x->tensor);
       a.push_back(arrange(val.v, x->indices, u[0], u[1]));
-      present *= arrange(val.present, x->indices, u[0], u[1]);
+      presents.push_back(arrange(val.present, x->indices, u[0], u[1]));
+      present *= presents.back();
+      anyPresent = anyPresent.max(presents.back());
+      allSparse = allSparse && p_.tensor(x->tensor).format.hasSparseLevel();
+    }
+    // A sum or difference of sparse operands is stored where either is (a union: docs/semantics.md,
+    // "Two sparse patterns"), the missing operand read as 0.
+    if ((s.rhs->op == Op::Add || s.rhs->op == Op::Sub) && allSparse) {
+      for (size_t k = 0; k < a.size(); ++k) a[k] = (presents[k] > 0).select(a[k], 0.0);
+      present = anyPresent;
     }
     Arr r;
     auto cmp = [](const auto& c) { return Arr(c.template cast<double>()); };

@@ -42,7 +42,7 @@ class Reference {
       return p.value;
     };
     if (d.format.hasSparseLevel()) {
-      TensorData result = values_.at(d.pattern);
+      TensorData result = d.pattern == s.lhs ? assembledPattern(s, d) : values_.at(d.pattern);
       if (CsrMatrix* m = std::get_if<CsrMatrix>(&result)) {
         for (int64_t r = 0; r < m->rows; ++r)
           for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q) {
@@ -65,6 +65,27 @@ class Reference {
     int64_t flat = 0;
     forAll(s.lhsIndices, 0, [&] { out.data[static_cast<size_t>(flat++)] = valueAt(); });
     values_[s.lhs] = out;
+  }
+
+  // The pattern a co-iteration assembles (docs/semantics.md, "Two sparse patterns"), found by
+  // asking both operands (of the user's statement: expressions at a pattern each) at every
+  // coordinate: where both are stored for `*`, where either is for `+` and `-`.
+  TensorData assembledPattern(const Statement& s, const TensorDecl& d) {
+    CsrMatrix m;
+    m.rows = d.shape.at(0);
+    m.cols = d.shape.at(1);
+    const bool unite = s.rhs->op != Op::Mul;
+    for (int64_t r = 0; r < m.rows; ++r) {
+      for (int64_t c = 0; c < m.cols; ++c) {
+        idx_[s.lhsIndices[0]] = r;
+        idx_[s.lhsIndices[1]] = c;
+        const bool a = eval(s.rhs->args.at(0)).present, b = eval(s.rhs->args.at(1)).present;
+        if (unite ? a || b : a && b) m.col.push_back(static_cast<int32_t>(c));
+      }
+      m.rowptr.push_back(m.nnz());
+    }
+    m.val.assign(m.col.size(), 0.0);
+    return m;
   }
 
   const TensorValues& values() const { return values_; }
@@ -218,12 +239,21 @@ class Reference {
     }
     std::vector<Point> a;
     std::vector<double> values, bounds;
-    bool present = true;
+    bool present = true, anyPresent = false, allSparse = true;
     for (const Expr& x : e->args) {
       a.push_back(eval(x));
       present = present && a.back().present;
+      anyPresent = anyPresent || a.back().present;
+      allSparse = allSparse && sparseTyped(x);
       values.push_back(a.back().value);
       bounds.push_back(a.back().bound);
+    }
+    // A sum or difference of sparse operands is stored where either is (a union, when they are
+    // stored at different patterns: docs/semantics.md, "Two sparse patterns"); the missing one is 0.
+    if ((e->op == Op::Add || e->op == Op::Sub) && allSparse) {
+      present = anyPresent;
+      for (size_t k = 0; k < a.size(); ++k)
+        if (!a[k].present) a[k] = {0.0, false, 0.0}, values[k] = bounds[k] = 0.0;
     }
     auto v = [&](size_t k) { return a[k].value; };
     double r = 0;

@@ -112,6 +112,23 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
     }
 }
 
+TEST_CASE("react-gen and SciPy agree on co-iteration: S * T, S + T, S - T of two csr matrices") {
+  std::string dir = std::string(REACT_BINARY_DIR) + "/scipy-coiteration";
+  std::filesystem::create_directories(dir);
+  std::string script = std::string(REACT_SOURCE_DIR) + "/test/scipy_coiteration.py";
+  for (const char* fusion : {"none", "maximal", "react"})
+    for (const char* target : {"openmp", "kokkos"}) {
+      INFO(fusion << " " << target);
+      // The script writes pairs of matrices, runs react-gen, and compares values and stored entries with SciPy's.
+      Result r = test::runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + dir + " " + fusion +
+                                  " " + target + " " + REACT_BINARY_DIR + "/jit-cache 2>&1");
+      INFO(r.output);
+      CHECK(r.status == 0);
+      for (const char* pair : {"random", "disjoint", "one pattern", "explicit zeros", "no entries"})
+        CHECK(r.output.find(std::string(pair) + ", A = S - T: ") != std::string::npos);
+    }
+}
+
 TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured under load says so") {
   std::string dir = std::string(REACT_BINARY_DIR) + "/calibrate-test";
   std::filesystem::remove_all(dir);

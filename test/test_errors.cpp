@@ -119,7 +119,8 @@ TEST_CASE("legality: one loop nest cannot iterate two sparse patterns on one ind
   declare("S", Format::csr());
   declare("R", Format::csr());
   declare("A", Format::dense(2));
-  Statement s{"A", {"i", "j"}, apply(Op::Mul, {access("S", {"i", "j"}), access("R", {"i", "j"})}), ReduceOp::Sum, {}};
+  // Two patterns meet only in a co-iteration (`*`, `+`, `-`: a merge loop); under any other operator they cannot.
+  Statement s{"A", {"i", "j"}, apply(Op::Div, {access("S", {"i", "j"}), access("R", {"i", "j"})}), ReduceOp::Sum, {}};
   Legality legality = chainLegality(s, tensors);
   CHECK_FALSE(legality.ok());
   CHECK(legality.why.find("index 'j' would iterate two sparse patterns ('S' and 'R')") != std::string::npos);
@@ -127,6 +128,9 @@ TEST_CASE("legality: one loop nest cannot iterate two sparse patterns on one ind
   CHECK(internalMessage([&] { buildChain(s, tensors); }).find("no loop nest can iterate") != std::string::npos);
   Statement one{"A", {"i", "j"}, apply(Op::Mul, {access("S", {"i", "j"}), access("S", {"i", "j"})}), ReduceOp::Sum, {}};
   CHECK(chainLegality(one, tensors).ok());
+  Statement merged{"A", {"i", "j"}, apply(Op::Mul, {access("S", {"i", "j"}), access("R", {"i", "j"})}), ReduceOp::Sum, {}};
+  CHECK(chainLegality(merged, tensors).ok());
+  CHECK(buildChain(merged, tensors).children.at(0).loop == IndexLoop::merge("j", {"S", "R"}, false, "", 1, "i"));
 }
 
 TEST_CASE("internal errors: the verifier after a pass throws one, naming the pass") {

@@ -1,6 +1,7 @@
 // Golden trees and costs: every benchmark kernel, the stable softmax and logsumexp builtins,
 // every example of docs/design.md's "Redundancies" and MTTKRP on a csf tensor (in both
-// association orders, and on a dcsr matrix's SpMM-MM), after each fusion mode. The files in
+// association orders, and on a dcsr matrix's SpMM-MM) and the co-iteration of two csr matrices,
+// after each fusion mode. The files in
 // test/golden/ were reviewed by hand; REACT_UPDATE_GOLDEN=1 rewrites them (review the diff
 // before committing).
 #include "fusion/fusion.hpp"
@@ -37,6 +38,9 @@ std::vector<Example> examples() {
       // Associated the other way: the temporary is zero outside B's slices only, one (l,j) plane each.
       {"mttkrp_csf_bc", "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", {{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}}},
       {"spmm_mm_dcsr", "A = S @ C @ D", {{"S", {6, 6}, Format::dcsr()}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}},
+      // Co-iteration: a merge over the columns of S and T, assembling A's pattern.
+      {"coiter_mul", "A = S * T", {{"S", {6, 5}, csr}, {"T", {6, 5}, csr}}},
+      {"coiter_add", "A = S + T", {{"S", {6, 5}, csr}, {"T", {6, 5}, csr}}},
   };
 }
 

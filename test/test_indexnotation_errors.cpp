@@ -121,8 +121,12 @@ TEST_CASE("errors: formats") {
         "1:17: '+' of csr 'S' and dense 'D' is not supported: it would need a dense result (only '*' keeps the pattern)");
   CHECK(indexError("A(i,j) = where(S(i,j) < 0, D(i,j), 0)") ==
         "1:10: 'where' of csr 'T0' and dense 'D' is not supported: it would need a dense result (only '*' keeps the pattern)");
-  CHECK(operatorError("A = S * R") == "1:7: '*' combines csr operands with different patterns: 'S' and 'R'");
-  CHECK(operatorError("A = exp(S) + R") == "1:12: '+' combines csr operands with different patterns: 'T0' and 'R'");
+  // Two patterns meet only in '*', '+' and '-' of a whole statement (co-iteration, test_coiteration.cpp).
+  CHECK(operatorError("A = S / R") == "1:7: '/' combines csr operands with different patterns: 'S' and 'R' (two patterns meet "
+                                      "only in '*', '+' and '-')");
+  CHECK(operatorError("A = exp(S) + R") == "");  // exp(S)'s temporary T0 and R: a union
+  CHECK(operatorError("A = (S + R) * 2") == "1:8: '+' of csr operands with different patterns ('S' and 'R') is supported only "
+                                            "as a whole statement whose result is the program's, not inside a larger expression yet");
   CHECK(operatorError("A = S @ R.T") == "1:7: contraction of two csr operands ('S' and 'R') is not supported");
   Environment env = kernelEnv();
   env.declare("G", {5, 5}, Format::csr());

@@ -179,7 +179,9 @@ TEST_CASE("tensors: formats and results that do not run are user errors naming t
   // The operators' rules name the operands' format.
   e.declare("R", {4, 5}, Format::csc());
   CHECK(indexError("A(i,j) = S(i,j) * C(j,i)", e).empty());
-  CHECK(indexError("A(i,j) = S(i,j) * R(i,j)", e) == "1:17: '*' combines sparse operands with different patterns: 'S' and 'R'");
+  CHECK(indexError("A(i,j) = S(i,j) * R(i,j)", e) ==
+        "1:17: '*' of dcsr and csc operands 'S' and 'R' is not supported: their levels store the dimensions in different orders "
+        "(convert one)");
   e.declare("D", {4, 5}, Format::dense(2));
   CHECK(indexError("A(i,j) = S(i,j) + D(i,j)", e) ==
         "1:17: '+' of dcsr 'S' and dense 'D' is not supported: it would need a dense result (only '*' keeps the pattern)");

@@ -54,6 +54,10 @@ class Kernel:
         self._inputs = tuple(native.inputs)
         self._declared = frozenset(declared)  # may be given to a call, whether the program reads them or not
         self._dtypes = tuple(native.input_dtype(name) for name in self._inputs)
+        for name, csr, pattern, _ in native.results:
+            if csr and pattern not in self._inputs:  # co-iteration: a pattern the kernel assembles
+                raise Error(f"result '{name}' is stored at a pattern the kernel assembles from two patterns "
+                            "(co-iteration); the Python module does not take it yet")
         self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None)
                               for name, csr, pattern, _ in native.results)
         self.last_copy_bytes = 0

@@ -104,6 +104,16 @@ def test_kokkos_target():
     assert "Kokkos" in kernel.source()
 
 
+def test_coiteration_is_refused_clearly():
+    # Two csr inputs of different patterns: the result's pattern would be assembled by the kernel
+    # (docs/semantics.md, "Two sparse patterns"), which the module does not take yet.
+    S, T = random_csr(20, 10, 0.2, 1), random_csr(20, 10, 0.2, 2)
+    with pytest.raises(react.Error, match="assembles from two patterns"):
+        react.compile("A = S + T", fusion="react", S=S, T=T)
+    with pytest.raises(react.Error, match="co-iterates two sparse patterns"):
+        react.compile("A = S * T", S=S, T=T)
+
+
 def test_inspection():
     inputs = inputs_for("spmm_mm", random_csr(50, 50, 0.1, 11), np.float64, 6)
     kernel = react.compile("A = S @ C @ D", **inputs)

@@ -119,6 +119,10 @@ struct CooMatrix {
   int64_t entries() const { return static_cast<int64_t>(row.size()); }
 };
 
+// The stored entries of two csr matrices of one shape merged, values all 0 (the pattern a
+// co-iteration assembles, docs/semantics.md "Two sparse patterns"): their union when `unite`,
+// else their intersection. Throws react::UserError when the shapes differ.
+CsrMatrix mergedPattern(const CsrMatrix& a, const CsrMatrix& b, bool unite);
 CsrMatrix cooToCsr(const CooMatrix& coo);  // sorts, sums duplicates, keeps explicit zeros; float64
 CooMatrix csrToCoo(const CsrMatrix& csr);
 DenseTensor csrToDense(const CsrMatrix& csr);    // keeps the value type

@@ -74,14 +74,21 @@ std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
       countOf[n->loop.index] = symbols.back();
     }
   for (const TreeNode* n : path) {
-    if (n->kind != NodeKind::Index || n->loop.kind != LoopKind::Sparse) continue;
+    if (n->kind != NodeKind::Index || n->loop.kind == LoopKind::Dense) continue;
     const IndexLoop& loop = n->loop;
     auto parent = countOf.find(loop.parentIndex);
     if (parent != countOf.end()) {
       auto row = std::find(symbols.begin(), symbols.end(), parent->second);
       if (row != symbols.end()) symbols.erase(row);
     }
-    symbols.push_back(positionsSymbol(loop.pattern, loop.level, t.tensor(loop.pattern).decl.format.rank()));
+    // A merge visits the coordinates of its operands' union or intersection: "nnz(S | T)".
+    std::string iterated = loop.pattern;
+    if (loop.kind == LoopKind::Merge) {
+      iterated.clear();
+      for (const std::string& o : loop.operands) iterated += (iterated.empty() ? "" : loop.unite ? " | " : " & ") + o;
+    }
+    const std::string& levels = loop.kind == LoopKind::Merge ? loop.operands.front() : loop.pattern;
+    symbols.push_back(positionsSymbol(iterated, loop.level, t.tensor(levels).decl.format.rank()));
     countOf[loop.index] = symbols.back();
   }
   return symbols;

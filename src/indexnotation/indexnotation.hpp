@@ -148,6 +148,22 @@ struct Program {
 bool operator==(const Program& a, const Program& b);
 inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 
+// Co-iteration (docs/semantics.md, "Two sparse patterns"): `A(i,j) = S(i,j) * T(i,j)` (also `+`, `-`)
+// whose two operands are stored at different patterns. A csr result is stored at a pattern of its
+// own, which the statement assembles (TensorDecl::pattern is the result's name): the intersection
+// of the operands' patterns for `*`, their union for `+` and `-`; a result declared dense holds
+// the same values and zeros elsewhere. Format inference admits csr operands with the same indices
+// as the result, for a program's result only.
+struct CoIteration {
+  std::vector<std::string> operands;  // the operands' patterns, in operand order
+  bool unite = false;                 // union (`+`, `-`), else intersection (`*`)
+};
+// The co-iteration `s` is (its right-hand side `*`, `+` or `-` of two accesses to csr tensors
+// stored at different patterns, both with the left-hand side's indices), or nothing: the front
+// end admits no other (and passes that rebuild statements may not make one). `decl` gives the
+// declaration of a tensor by name.
+std::optional<CoIteration> coIterationOf(const Statement& s, const std::function<const TensorDecl&(const std::string&)>& decl);
+
 // ---------------------------------------------------------------------------------------------
 // What a front end knows before parsing: declared tensors (shape entries may be -1) and sizes of
 // index names (-d=INDEX:SIZE on the command line).

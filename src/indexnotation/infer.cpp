@@ -7,6 +7,9 @@ namespace {
 // Stored at a pattern's positions: the stored-entry semantics apply.
 bool atPattern(const TensorDecl& d) { return d.format.hasSparseLevel(); }
 
+// Stored at a pattern of its own that its statement assembles (co-iteration).
+bool assembles(const TensorDecl& d) { return atPattern(d) && d.role != TensorRole::Input && d.pattern == d.name; }
+
 class FormatInference {
  public:
   FormatInference(Program& out, const Program& declared) : out_(out), declared_(declared) {}
@@ -19,12 +22,21 @@ class FormatInference {
     std::string what = quoted(opName(rhs->op));
     std::vector<const ExprNode*> sparse, dense;
     for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? sparse : dense).push_back(a);
+    for (const ExprNode* a : sparse)
+      if (assembles(out_.tensors.at(a->tensor)))
+        return illegal(a->pos, quoted(a->tensor) + " is stored at the pattern its statement assembles from two patterns; "
+                                                   "reading it in a later statement is not supported yet");
     // Messages name the operands' format: "csr", "csf"; "sparse" for two of different formats.
     auto formatOf = [&](const ExprNode* a) { return out_.tensors.at(a->tensor).format.str(); };
     auto formatsOf = [&](const ExprNode* a, const ExprNode* b) { return formatOf(a) == formatOf(b) ? formatOf(a) : "sparse"; };
 
   std::string pattern;  // empty: the result is dense
     Format patternFormat;  // else it is stored as its pattern is
+    if (sparse.size() == 2 && out_.tensors.at(sparse[0]->tensor).pattern != out_.tensors.at(sparse[1]->tensor).pattern &&
+        !reducedOrCopy(s)) {
+      if (auto why = coIterationIllegal(s, *sparse[0], *sparse[1])) return illegal(where, *why);
+      return result(s, s.lhs, Format::csr());
+    }
     if (!sparse.empty()) {
       const ExprNode* first = sparse[0];
       const std::string& p0 = out_.tensors.at(first->tensor).pattern;
@@ -68,6 +80,35 @@ class FormatInference {
   }
 
  private:
+  static bool reducedOrCopy(const Statement& s) {
+    return !s.reductionIndices().empty() || s.rhs->op == Op::Access || s.rhs->op == Op::Literal;
+  }
+
+  // Why `s`, an element-wise statement over the operands `a` and `b` stored at different patterns,
+  // is not a co-iteration react runs (docs/semantics.md, "Two sparse patterns"); nothing when it is.
+  std::optional<std::string> coIterationIllegal(const Statement& s, const ExprNode& a, const ExprNode& b) const {
+    const Format& fa = out_.tensors.at(a.tensor).format;
+    const Format& fb = out_.tensors.at(b.tensor).format;
+    const std::string what = quoted(opName(s.rhs->op));
+    const std::string operands = quoted(a.tensor) + " and " + quoted(b.tensor);
+    const std::string formats = fa == fb ? fa.str() : fa.str() + " and " + fb.str();
+    if (s.rhs->op != Op::Mul && s.rhs->op != Op::Add && s.rhs->op != Op::Sub)
+      return what + " combines " + formats + " operands with different patterns: " + operands +
+             " (two patterns meet only in '*', '+' and '-')";
+    if (fa.ordering() != fb.ordering())
+      return what + " of " + formats + " operands " + operands +
+             " is not supported: their levels store the dimensions in different orders (convert one)";
+    if (fa != Format::csr() || fb != Format::csr())
+      return what + " of " + formats + " operands with different patterns (" + operands + ") is supported for csr only so far";
+    if (a.indices != b.indices || s.lhsIndices != a.indices)
+      return what + " of csr operands with different patterns (" + operands +
+             ") needs both operands and the result accessed with the same indices";
+    if (out_.tensors.at(s.lhs).role != TensorRole::Output)
+      return what + " of csr operands with different patterns (" + operands +
+             ") is supported only as a whole statement whose result is the program's, not inside a larger expression yet";
+    return std::nullopt;
+  }
+
   static Legality illegal(SourcePos pos, const std::string& message) { return Legality::illegal(messageAt(pos, message)); }
 
   static bool coversResult(const Statement& s, const ExprNode& d) {
@@ -95,6 +136,28 @@ class FormatInference {
 };
 
 }  // namespace
+
+}  // namespace react::detail
+
+namespace react {
+
+std::optional<CoIteration> coIterationOf(const Statement& s, const std::function<const TensorDecl&(const std::string&)>& decl) {
+  const Expr& rhs = s.rhs;
+  if (rhs->op != Op::Mul && rhs->op != Op::Add && rhs->op != Op::Sub) return std::nullopt;
+  CoIteration c;
+  for (const Expr& a : rhs->args) {
+    // csr operands accessed with the result's indices, nothing reduced
+    if (a->op != Op::Access || decl(a->tensor).format != Format::csr() || a->indices != s.lhsIndices) return std::nullopt;
+    c.operands.push_back(decl(a->tensor).pattern);
+  }
+  if (c.operands[0] == c.operands[1]) return std::nullopt;
+  c.unite = rhs->op != Op::Mul;
+  return c;
+}
+
+}  // namespace react
+
+namespace react::detail {
 
 InferredProgram inferProgram(const SplitResult& split) {
   const Program& p = split.program;

@@ -46,6 +46,26 @@ Legality sparseLoops(const Statement& s, const std::map<std::string, TensorStora
     }
     return {};
   };
+  auto decl = [&](const std::string& name) -> const TensorDecl& { return tensors.at(name).decl; };
+  std::optional<CoIteration> merged = coIterationOf(s, decl);
+  const bool unshrunk = std::none_of(tensors.begin(), tensors.end(), [&](const auto& t) {
+    return t.second.shrunk() && (t.first == s.lhs || std::any_of(s.rhs->args.begin(), s.rhs->args.end(),
+                                                                   [&](const Expr& a) { return a->tensor == t.first; }));
+  });
+  if (merged && unshrunk) {
+    // The front end admits operands of one format, accessed with the result's indices.
+    const ExprNode& first = *accesses(s.rhs).front();
+    const Format& f = decl(first.tensor).format;
+    const TensorStorage& out = tensors.at(s.lhs);
+    const std::string assembled = out.decl.format.hasSparseLevel() ? out.decl.pattern : "";
+    for (int l = 0; l < f.rank(); ++l) {
+      if (!f.level(l).iteratedByPosition()) continue;
+      const std::string& index = first.indices[f.dimension(l)];
+      loops.emplace(index, IndexLoop::merge(index, merged->operands, merged->unite, assembled, l,
+                                            l == 0 ? "" : first.indices[f.dimension(l - 1)]));
+    }
+    return {};
+  }
   Legality legality = note(s.lhs, s.lhsIndices);
   for (const ExprNode* a : accesses(s.rhs))
     if (legality.ok()) legality = note(a->tensor, a->indices);

@@ -18,25 +18,41 @@
 
 namespace react {
 
-enum class LoopKind { Dense, Sparse };
+// Merge: a loop over the coordinates of one level of several patterns at once (co-iteration,
+// docs/semantics.md "Two sparse patterns"), two fingers walking their sorted coordinates: the
+// coordinates all of them store (intersection) or any of them stores (union).
+enum class LoopKind { Dense, Sparse, Merge };
 
 struct IndexLoop {
   std::string index;
   LoopKind kind = LoopKind::Dense;
-  std::string pattern;      // Sparse: the pattern one of whose levels is iterated
-  // Sparse: the index of the level above, whose position selects this level's positions (csr's
-  // row); empty for a first level (its parent is the root).
+  // Sparse: the pattern one of whose levels is iterated. Merge: the pattern the loop assembles,
+  // one position per coordinate it visits (the result's); empty when the result is dense.
+  std::string pattern;
+  // Sparse, Merge: the index of the level above, whose position selects this level's positions
+  // (csr's row); empty for a first level (its parent is the root).
   std::string parentIndex;
-  int level = -1;           // Sparse: the storage level of the pattern's format that is iterated
+  int level = -1;           // Sparse, Merge: the storage level of the pattern's format that is iterated
+  std::vector<std::string> operands;  // Merge: the patterns whose level is co-iterated, in operand order
+  bool unite = false;                 // Merge: their union, else their intersection
 
-  static IndexLoop dense(std::string index) { return IndexLoop{std::move(index), LoopKind::Dense, "", "", -1}; }
+  static IndexLoop dense(std::string index) { return IndexLoop{std::move(index), LoopKind::Dense, "", "", -1, {}, false}; }
   static IndexLoop sparse(std::string index, std::string pattern, int level, std::string parentIndex) {
-    return IndexLoop{std::move(index), LoopKind::Sparse, std::move(pattern), std::move(parentIndex), level};
+    return IndexLoop{std::move(index), LoopKind::Sparse, std::move(pattern), std::move(parentIndex), level, {}, false};
+  }
+  static IndexLoop merge(std::string index, std::vector<std::string> operands, bool unite, std::string assembled, int level,
+                         std::string parentIndex) {
+    return IndexLoop{std::move(index), LoopKind::Merge, std::move(assembled), std::move(parentIndex), level, std::move(operands), unite};
   }
   bool operator==(const IndexLoop& o) const {
-    return index == o.index && kind == o.kind && pattern == o.pattern && parentIndex == o.parentIndex && level == o.level;
+    return index == o.index && kind == o.kind && pattern == o.pattern && parentIndex == o.parentIndex && level == o.level &&
+           operands == o.operands && unite == o.unite;
   }
-  // "i (D)"; "j (S: S row i)" for a level under another, "i (S: S level 0)" for a first level.
+  // Whether the loop binds the position of `pattern` at `level` under `parentIndex`'s loop: a
+  // Sparse loop over it, or a Merge loop that co-iterates it or assembles it.
+  bool bindsPositionOf(const std::string& pattern, int level, const std::string& parentIndex) const;
+  // "i (D)"; "j (S: S row i)" for a level under another, "i (S: S level 0)" for a first level;
+  // "j (S & T: A row i)" for a merge (`|` for a union; no ": A" when the result is dense).
   std::string str() const;
 };
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace react {
 
@@ -85,7 +86,7 @@ class Interpreter {
       if (s.decl.role != TensorRole::Output) continue;
       const Storage& st = store_.at(name);
       if (s.decl.format.hasSparseLevel()) {
-        TensorData result = patterns_.at(s.decl.pattern).data;
+        TensorData result = dataOf(s.decl.pattern);
         valuesOf(result) = st.values;
         setValueType(result, s.decl.valueType);  // the values are of that type already
         out[name] = std::move(result);
@@ -100,6 +101,17 @@ class Interpreter {
   }
 
  private:
+  // The structure of a pattern as data: an input's as given, an assembled one's as its loops left it.
+  TensorData dataOf(const std::string& pattern) const {
+    const Pattern& p = patterns_.at(pattern);
+    if (!assembled_.count(pattern)) return p.data;
+    CsrMatrix m = std::get<CsrMatrix>(p.data);
+    m.rowptr = p.levels.at(1).pos;
+    m.col.assign(p.levels.at(1).crd.begin(), p.levels.at(1).crd.end());
+    m.val.assign(m.col.size(), 0.0);
+    return m;
+  }
+
   double identityOf(const std::string& name) const {
     double id = 0.0;
     visitTree(t_.root, [&](const TreeNode& n, const std::vector<const TreeNode*>&) {
@@ -111,7 +123,10 @@ class Interpreter {
 
   void allocate(const std::string& name, const TensorStorage& s, double init) {
     int64_t size = 1;
-    if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
+    if (s.decl.format.hasSparseLevel() && s.decl.pattern == name) {
+      assemblePattern(name, s);
+      size = 0;  // a position per entry its merge loops append
+    } else if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
       auto it = patterns_.find(s.decl.pattern);
       if (it == patterns_.end()) throw UserError("interpreter: pattern '" + s.decl.pattern + "' is not an input");
       size = positionCount(it->second);
@@ -120,6 +135,20 @@ class Interpreter {
         if (s.kept[d]) size *= s.decl.shape[d];
     }
     store_[name] = Storage{std::vector<double>(static_cast<size_t>(size), init), s.decl.format, s.decl.shape, s.kept};
+  }
+
+  // A pattern a merge loop assembles (csr: the front end admits no other), empty until the loop
+  // appends its entries, row after row.
+  void assemblePattern(const std::string& name, const TensorStorage& s) {
+    REACT_ASSERT(s.decl.format == Format::csr(), "interpreter: pattern '" + name + "' assembled in format " + s.decl.format.str());
+    CsrMatrix m;
+    m.rows = s.decl.shape.at(0);
+    m.cols = s.decl.shape.at(1);
+    Pattern p{m, {}};
+    p.levels.push_back(PatternLevel{Level::dense(), m.rows, {}, {}});
+    p.levels.push_back(PatternLevel{Level::compressed(), m.cols, std::vector<int64_t>(static_cast<size_t>(m.rows) + 1, 0), {}});
+    patterns_[name] = std::move(p);
+    assembled_.insert(name);
   }
 
   void bindInput(const std::string& name, const TensorStorage& s, const TensorValues& inputs) {
@@ -158,6 +187,12 @@ class Interpreter {
       if (!st.kept[d]) continue;
       if (st.format.level(l).locatable()) {
         position = position * st.shape[d] + index_.at(idx[d]);
+        continue;
+      }
+      auto merged = merged_.find(idx[d]);
+      if (merged != merged_.end() && merged->second.count(t_.tensor(name).decl.pattern)) {
+        position = merged->second.at(t_.tensor(name).decl.pattern);
+        if (position < 0) return absent_ = 0.0;  // an operand without an entry at the coordinate reads 0
         continue;
       }
       auto it = position_.find(idx[d]);
@@ -242,6 +277,7 @@ class Interpreter {
       index_.erase(loop.index);
       return;
     }
+    if (loop.kind == LoopKind::Merge) return merge(n);
     const Pattern& p = patterns_.at(loop.pattern);
     const PatternLevel& level = p.levels.at(static_cast<size_t>(loop.level));
     auto [begin, end] = level.children(parentPosition(p, loop));
@@ -254,12 +290,69 @@ class Interpreter {
     position_.erase(loop.index);
   }
 
+  // A Merge loop: the coordinates of the operands' level under their parent positions, visited
+  // in increasing order, each one all operands store (intersection) or any stores (union); an
+  // operand without it has no position there. The assembled pattern gets one entry per visit.
+  void merge(const TreeNode& n) {
+    const IndexLoop& loop = n.loop;
+    std::map<std::string, std::pair<int64_t, int64_t>> range;  // operand -> [next position, end)
+    for (const std::string& o : loop.operands) {
+      const Pattern& p = patterns_.at(o);
+      range[o] = p.levels.at(static_cast<size_t>(loop.level)).children(parentPosition(p, loop));
+    }
+    auto coordinate = [&](const std::string& o) {
+      return patterns_.at(o).levels.at(static_cast<size_t>(loop.level)).crd[static_cast<size_t>(range.at(o).first)];
+    };
+    for (;;) {
+      int64_t next = std::numeric_limits<int64_t>::max();
+      size_t holding = 0;
+      for (const auto& [o, r] : range)
+        if (r.first < r.second) next = std::min(next, coordinate(o));
+      if (next == std::numeric_limits<int64_t>::max()) break;
+      std::map<std::string, int64_t>& positions = merged_[loop.index];
+      for (const auto& [o, r] : range) {
+        const bool holds = r.first < r.second && coordinate(o) == next;
+        positions[o] = holds ? r.first : -1;
+        holding += holds;
+      }
+      if (loop.unite || holding == range.size()) {
+        index_[loop.index] = next;
+        if (!loop.pattern.empty()) appendEntry(loop, next);
+        for (const TreeNode& c : n.children) exec(c);
+      }
+      for (auto& [o, r] : range)
+        if (r.first < r.second && coordinate(o) == next) ++r.first;
+    }
+    if (!loop.pattern.empty()) {  // the parent's entries end here
+      Pattern& out = patterns_.at(loop.pattern);
+      PatternLevel& level = out.levels.at(static_cast<size_t>(loop.level));
+      level.pos.at(static_cast<size_t>(parentPosition(out, loop)) + 1) = static_cast<int64_t>(level.crd.size());
+    }
+    index_.erase(loop.index);
+    position_.erase(loop.index);
+    merged_.erase(loop.index);
+  }
+
+  // One more entry of the pattern a merge loop assembles, at `coordinate`: a value (the identity
+  // of what writes it) for every tensor stored at that pattern, and the loop's position there.
+  void appendEntry(const IndexLoop& loop, int64_t coordinate) {
+    PatternLevel& level = patterns_.at(loop.pattern).levels.at(static_cast<size_t>(loop.level));
+    position_[loop.index] = static_cast<int64_t>(level.crd.size());
+    level.crd.push_back(coordinate);
+    for (const auto& [name, s] : t_.tensors)
+      if (s.decl.format.hasSparseLevel() && s.decl.pattern == loop.pattern) store_.at(name).values.push_back(identityOf(name));
+  }
+
   const IndexTree& t_;
   std::map<std::string, Storage> store_;
   std::map<std::string, Pattern> patterns_;
   std::map<std::string, int64_t> index_;
   std::map<std::string, int64_t> position_;  // sparse loop index -> its position
   std::map<const TreeNode*, bool> accumulates_;
+  std::set<std::string> assembled_;  // patterns merge loops assemble
+  // Merge loop index -> each operand's position at the coordinate it visits, -1 where it has none.
+  std::map<std::string, std::map<std::string, int64_t>> merged_;
+  double absent_ = 0.0;  // what an operand without an entry reads
 };
 
 }  // namespace

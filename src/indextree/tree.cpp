@@ -8,6 +8,12 @@ namespace react {
 
 std::string IndexLoop::str() const {
   if (kind == LoopKind::Dense) return index + " (D)";
+  if (kind == LoopKind::Merge) {
+    std::string merged;
+    for (const std::string& o : operands) merged += (merged.empty() ? "" : unite ? " | " : " & ") + o;
+    std::string where = parentIndex.empty() ? " level " + std::to_string(level) : " row " + parentIndex;
+    return index + " (" + merged + (pattern.empty() ? "" : ": " + pattern) + where + ")";
+  }
   if (parentIndex.empty()) return index + " (S: " + pattern + " level " + std::to_string(level) + ")";
   return index + " (S: " + pattern + " row " + parentIndex + ")";
 }
@@ -49,6 +55,11 @@ int64_t IndexTree::storedSize(const std::string& name, const std::map<std::strin
   return n;
 }
 
+bool IndexLoop::bindsPositionOf(const std::string& p, int l, const std::string& parent) const {
+  if (kind == LoopKind::Dense || level != l || parentIndex != parent) return false;
+  return pattern == p || (kind == LoopKind::Merge && std::find(operands.begin(), operands.end(), p) != operands.end());
+}
+
 bool atPatternPositions(const TreePath& path, const std::string& pattern, const Format& format,
                         const std::vector<std::string>& indices) {
   if (static_cast<int>(indices.size()) != format.rank()) return false;
@@ -58,7 +69,7 @@ bool atPatternPositions(const TreePath& path, const std::string& pattern, const 
     std::string parent = l == 0 ? "" : indices[format.dimension(l - 1)];
     auto binds = [&](const TreeNode* n) { return n->kind == NodeKind::Index && n->loop.index == index; };
     auto loop = std::find_if(path.rbegin(), path.rend(), binds);
-    if (loop == path.rend() || !((*loop)->loop == IndexLoop::sparse(index, pattern, l, parent))) return false;
+    if (loop == path.rend() || !(*loop)->loop.bindsPositionOf(pattern, l, parent)) return false;
   }
   return true;
 }

@@ -28,7 +28,7 @@ Violation checkLoops(const TreeNode& n, const Path& path) {
   if (n.kind == NodeKind::Compute && !n.children.empty()) return broken(path, n, "a compute node has children");
   if (n.kind != NodeKind::Index) return std::nullopt;
   if (binder(path, n.loop.index)) return broken(path, n, "index '" + n.loop.index + "' is bound twice on this path");
-  if (n.loop.kind == LoopKind::Sparse && !n.loop.parentIndex.empty() && !binder(path, n.loop.parentIndex))
+  if (n.loop.kind != LoopKind::Dense && !n.loop.parentIndex.empty() && !binder(path, n.loop.parentIndex))
     return broken(path, n, "sparse loop over '" + n.loop.pattern + "' is not nested under its row index '" +
                                n.loop.parentIndex + "'");
   return std::nullopt;

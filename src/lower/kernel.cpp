@@ -259,7 +259,14 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   }
   TensorValues& outputs = b.outputs_;
   for (const ResultLayout& r : resultsFor(sizes)) {
-    if (r.csr) {
+    if (r.csr && loops_.assembledPatterns.count(r.pattern)) {
+      // Assembled here, once for every run; the kernel's merge loops fill its values.
+      const CoIteration& merged = loops_.assembledPatterns.at(r.pattern);
+      CsrMatrix m = mergedPattern(std::get<CsrMatrix>(inputs.at(merged.operands.at(0))),
+                                  std::get<CsrMatrix>(inputs.at(merged.operands.at(1))), merged.unite);
+      m.valueType = r.valueType;
+      outputs[r.name] = std::move(m);
+    } else if (r.csr) {
       const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(r.pattern));
       const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
                                                  (sizeof(int32_t) + sizeof(double)) * pattern.col.size());

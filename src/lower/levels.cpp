@@ -74,7 +74,8 @@ LevelIteration iterateLevel(const IndexLoop& loop, const Format& pattern, const 
   return it;
 }
 
-ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& indices, const ExtentOf& extent) {
+ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& indices, const ExtentOf& extent,
+                     const PositionOf& position) {
   const Format& f = s.decl.format;
   ir::Expr offset;
   auto locate = [&](size_t d) {
@@ -85,7 +86,7 @@ ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& ind
     for (int l = 0; l < f.rank(); ++l) {
       size_t d = static_cast<size_t>(f.dimension(l));
       if (f.level(l).locatable()) locate(d);
-      else offset = var(Name{Role::Position, indices[d]}, Type::Int64);
+      else offset = var(position ? position(indices[d], s.decl.pattern, l) : Name{Role::Position, indices[d]}, Type::Int64);
     }
     return offset;
   }

@@ -38,6 +38,10 @@ bool storesPositions(const TensorStorage& s);
 // levels in storage order, a locatable level's position is computed from its parent's, a level
 // iterated by position takes the position its loop binds. A shrunk tensor is stored densely over
 // the dimensions it keeps.
-ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& indices, const ExtentOf& extent);
+// `position` names the position a loop binds for (index, pattern, level): a position loop's is
+// its index's (the default), a merge's is the finger's of that pattern (ir::mergePosition).
+using PositionOf = std::function<ir::Name(const std::string& index, const std::string& pattern, int level)>;
+ir::Expr valueOffset(const TensorStorage& s, const std::vector<std::string>& indices, const ExtentOf& extent,
+                     const PositionOf& position = {});
 
 }  // namespace react

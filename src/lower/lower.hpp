@@ -30,6 +30,9 @@ struct LoopProgram {
   // makes them once, and a kernel not given one (bound to views) makes it at every run.
   std::map<std::string, std::string> transposedInputs;  // prepared argument -> the input
   std::vector<std::string> patternArgs;   // args that own their sparse pattern (positions, coordinates)
+  // Results stored at a pattern the kernel's merge loops assemble: Kernel::bind assembles it from
+  // the operands' patterns (mergedPattern) before the kernel fills its values.
+  std::map<std::string, CoIteration> assembledPatterns;
   std::vector<std::string> runtimeSizes;  // index extents passed at run time (sparse dimensions)
   // arg tensor or temporary -> index of each dimension (a temporary's as its producer writes it)
   std::map<std::string, std::vector<std::string>> dimIndices;

@@ -122,6 +122,7 @@ class TreeLowering {
 
   Stmt node(const TreeNode& n, const std::vector<std::string>& localsHere = {}) {
     if (n.kind == NodeKind::Compute) return compute(n);
+    if (n.loop.kind == LoopKind::Merge) return mergeLoop(n);
     LevelIteration it = iterate(n.loop);
     std::vector<Stmt> body = it.bind;
     for (const std::string& l : localsHere) {
@@ -131,6 +132,55 @@ class TreeLowering {
     for (const TreeNode& c : n.children) body.push_back(node(c));
     for (const std::string& l : localsHere) locals_.erase(l);
     return forLoop(it.counter, it.lo, it.hi, std::move(body));
+  }
+
+  // A Merge loop: a finger per co-iterated pattern, the assembled one appended, and its children
+  // once per set of fingers that may hold a coordinate (all of them for an intersection; every
+  // nonempty set, the most first, for a union), with the operands of the other fingers read as 0.
+  Stmt mergeLoop(const TreeNode& n) {
+    const IndexLoop& loop = n.loop;
+    auto finger = [&](const std::string& pattern) {
+      LevelIteration it = iterate(IndexLoop::sparse(loop.index, pattern, loop.level, loop.parentIndex));
+      return MergeFinger{pattern, loop.level, it.lo, it.hi};
+    };
+    std::vector<MergeFinger> fingers;
+    for (const std::string& o : loop.operands) fingers.push_back(finger(o));
+    std::optional<MergeFinger> appended;
+    if (!loop.pattern.empty()) {
+      appended = finger(loop.pattern);
+      appended->hi = nullptr;
+    }
+    const unsigned all = (1u << fingers.size()) - 1;
+    std::vector<unsigned> masks;
+    for (unsigned m = 1; m <= all; ++m)
+      if (loop.unite || m == all) masks.push_back(m);
+    std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) { return __builtin_popcount(a) > __builtin_popcount(b); });
+    std::vector<Stmt> cases;
+    for (unsigned m : masks) {
+      std::set<std::string> absent;
+      for (size_t f = 0; f < fingers.size(); ++f)
+        if (!(m & (1u << f))) absent.insert(fingers[f].pattern);
+      std::vector<Stmt> body;
+      for (const TreeNode& c : n.children) body.push_back(readAbsentAsZero(node(c), absent));
+      cases.push_back(block(std::move(body)));
+    }
+    return merge(Name{Role::Index, loop.index}, std::move(fingers), loop.unite, std::move(appended), std::move(masks), std::move(cases));
+  }
+
+  // `s` with every read of a tensor stored at one of the `absent` patterns replaced by 0.
+  Stmt readAbsentAsZero(const Stmt& s, const std::set<std::string>& absent) const {
+    struct Zero : Mutator {
+      const IndexTree* t;
+      const std::set<std::string>* absent;
+      ir::Expr visit(const ir::Expr& e) override {
+        if (e->kind != ExprKind::Access) return mutateChildren(e);
+        const TensorStorage& s = t->tensor(e->tensor);
+        return storesPositions(s) && absent->count(s.decl.pattern) ? floatImm(0.0, e->type) : e;
+      }
+    } zero;
+    zero.t = &t_;
+    zero.absent = &absent;
+    return zero.mutate(s);
   }
 
   // Each shrunk temporary the nest uses: a local of a level-1 loop when it is a scalar used only
@@ -179,6 +229,8 @@ class TreeLowering {
       body.push_back(compute(top));
       return nest(name, std::move(body));
     }
+    // A merge over a first level (dcsr's rows) would be the nest's parallel loop: not admitted yet.
+    REACT_ASSERT(top.loop.kind != LoopKind::Merge, "lowering: a merge loop as a nest's outer loop");
     LevelIteration it = iterate(top.loop);
     std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
@@ -266,6 +318,10 @@ LoopProgram lowerToLoops(const IndexTree& t) {
     for (const react::ExprNode* a : accesses(n.stmt.rhs)) note(a->tensor, a->indices);
   });
   p.runtimeSizes.assign(runtime.begin(), runtime.end());
+  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+    if (n.kind == NodeKind::Index && n.loop.kind == LoopKind::Merge && !n.loop.pattern.empty())
+      p.assembledPatterns[n.loop.pattern] = CoIteration{n.loop.operands, n.loop.unite};
+  });
 
   TreeLowering lowering(t, p);
   // Outputs that are accumulated, or written only at a pattern's stored entries, start from the
@@ -279,7 +335,7 @@ LoopProgram lowerToLoops(const IndexTree& t) {
         accumulated |= n.accumulates();
         sparseWritten |= inSparse;
       }
-      for (const TreeNode& c : n.children) find(c, inSparse || (n.kind == NodeKind::Index && iteratesPositions(n.loop)));
+      for (const TreeNode& c : n.children) find(c, inSparse || (n.kind == NodeKind::Index && n.loop.kind != LoopKind::Dense));
     };
     find(t.root, false);
     if (accumulated || (sparseWritten && !storesPositions(s)))

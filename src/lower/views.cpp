@@ -39,6 +39,10 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   const std::map<std::string, int64_t> sizes = sizesFor(arguments);
   const std::vector<ResultLayout> results = resultsFor(sizes);
+  for (const ResultLayout& r : results)
+    if (loops_.assembledPatterns.count(r.pattern))
+      throw UserError("kernel: result '" + r.name + "' is stored at a pattern the kernel assembles from two patterns "
+                      "(co-iteration); views of it are not supported yet (run the kernel on react tensors)");
   auto view = [&](const std::string& name) -> const TensorView& {
     auto it = arguments.find(name);
     if (it == arguments.end()) throw UserError("kernel: no array given for result '" + name + "'");

@@ -123,7 +123,53 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::IfDevice: return ifDevice(*s);
     case StmtKind::Nest: return nest(*s);
     case StmtKind::Prepare: return prepare(*s);
+    case StmtKind::Merge: return merge(*s);
   }
+}
+
+// Each finger's position runs from its lo while it is below its hi; the loop lasts while any
+// finger (union) or every finger (intersection) has positions left. A finger past its end reads
+// the coordinate INT64_MAX, above every coordinate. The counter is the least coordinate; the
+// fingers holding it advance after the case of exactly those fingers has run (and with it the
+// appended position).
+void CppPrinter::merge(const StmtNode& m) {
+  struct Finger {
+    std::string position, coordinate, coordinates, hi;
+  };
+  std::vector<Finger> fingers;
+  open("{");
+  for (const MergeFinger& f : m.fingers) {
+    Finger g{mangle(mergePosition(f.pattern, f.level)), mangle(mergeCoordinate(f.pattern, f.level)),
+             mangle(Name{Role::Coordinates, f.pattern, f.level}), expr(f.hi)};
+    line("int64_t " + g.position + " = " + expr(f.lo) + ";");
+    fingers.push_back(g);
+  }
+  if (m.appended) line("int64_t " + mangle(mergePosition(m.appended->pattern, m.appended->level)) + " = " + expr(m.appended->lo) + ";");
+  std::string running, least;
+  for (const Finger& f : fingers) {
+    running += (running.empty() ? "" : m.unite ? " || " : " && ") + f.position + " < " + f.hi;
+    least = least.empty() ? f.coordinate : "react_min(" + least + ", " + f.coordinate + ")";
+  }
+  const std::string counter = mangle(m.counter);
+  open("while (" + running + ") {");
+  for (const Finger& f : fingers) {
+    const std::string read = "static_cast<int64_t>(" + f.coordinates + "[" + f.position + "])";
+    line("const int64_t " + f.coordinate + " = " + (m.unite ? f.position + " < " + f.hi + " ? " + read + " : INT64_MAX" : read) + ";");
+  }
+  line("const int64_t " + counter + " = " + least + ";");
+  for (size_t c = 0; c < m.body.size(); ++c) {
+    std::string holding;
+    for (size_t f = 0; f < fingers.size(); ++f)
+      holding += (f ? " && " : "") + fingers[f].coordinate + ((m.caseMasks[c] >> f) & 1u ? " == " : " != ") + counter;
+    open((c ? "} else if (" : "if (") + holding + ") {");
+    stmt(m.body[c]);
+    if (m.appended) line("++" + mangle(mergePosition(m.appended->pattern, m.appended->level)) + ";");
+    --depth_;
+  }
+  if (!m.body.empty()) line("}");
+  for (const Finger& f : fingers) line(f.position + " += " + f.coordinate + " == " + counter + " ? 1 : 0;");
+  close();
+  close();
 }
 
 std::string CppPrinter::print() {

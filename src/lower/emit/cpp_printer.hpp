@@ -37,6 +37,7 @@ class CppPrinter {
   void stmt(const ir::Stmt& s);
   void body(const std::vector<ir::Stmt>& b);
   void serialLoop(const ir::StmtNode& l);  // `for (...) { body }`
+  void merge(const ir::StmtNode& m);       // a two-finger `while` loop
   // A serial loop's privates, allocated once before it.
   void privatesOf(const ir::StmtNode& l);
   void line(const std::string& s);

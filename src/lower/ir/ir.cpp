@@ -232,6 +232,24 @@ Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> bod
   return make(std::move(n));
 }
 
+Name mergePosition(const std::string& pattern, int level) { return Name{Role::Position, pattern, level}; }
+Name mergeCoordinate(const std::string& pattern, int level) { return Name{Role::Index, pattern, level}; }
+
+Stmt merge(Name counter, std::vector<MergeFinger> fingers, bool unite, std::optional<MergeFinger> appended,
+           std::vector<unsigned> caseMasks, std::vector<Stmt> cases) {
+  REACT_ASSERT(caseMasks.size() == cases.size(), "a merge with " + std::to_string(cases.size()) + " cases and " +
+                                                     std::to_string(caseMasks.size()) + " masks");
+  StmtNode n;
+  n.kind = StmtKind::Merge;
+  n.counter = std::move(counter);
+  n.fingers = std::move(fingers);
+  n.unite = unite;
+  n.appended = std::move(appended);
+  n.caseMasks = std::move(caseMasks);
+  n.body = std::move(cases);
+  return make(std::move(n));
+}
+
 std::shared_ptr<StmtNode> copy(const Stmt& s) { return std::make_shared<StmtNode>(*s); }
 
 }  // namespace react::ir

@@ -13,6 +13,7 @@
 #include "lower/lower.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,13 @@ enum class StmtKind {
   // gives it made: Kernel::bind makes it once, a kernel bound to views at every run. Storage of
   // `value` elements of `type` for `name`, written by the body before any read.
   Prepare,
+  // Co-iteration (two fingers): the positions of one compressed level of each of `fingers`, walked
+  // together in order of their coordinates; `counter` (an Index) takes every coordinate all of
+  // them hold (intersection) or any holds (union, `unite`), in increasing order, and body[k] runs
+  // where exactly the fingers of caseMasks[k] hold it (bit f: fingers[f]). Inside, finger f's
+  // position and coordinate are mergePosition / mergeCoordinate of its pattern and level; an
+  // `appended` pattern's position starts at its `lo` and advances by one after each case run.
+  Merge,
 };
 enum class Update { Set, Add, Max };
 
@@ -145,6 +153,17 @@ struct PrivateBuffer {
   double init = 0;
   Type type = Type::Float64;
 };
+
+// One level of a pattern a Merge walks: its positions [lo, hi) under the parent's position.
+struct MergeFinger {
+  std::string pattern;
+  int level = -1;
+  Expr lo, hi;  // an appended pattern's hi is unused (null)
+};
+// The names of a finger's position and coordinate inside a Merge ("p1_S", "ix1_S"): a level
+// number sets them apart from a position loop's "p_j" and a counter's "ix_j".
+Name mergePosition(const std::string& pattern, int level);
+Name mergeCoordinate(const std::string& pattern, int level);
 
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
@@ -182,6 +201,11 @@ struct StmtNode {
   Name balancePositions;
   int64_t entryWork = 0, rowWork = 0;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
+  // Merge (with `counter` and `body`)
+  std::vector<MergeFinger> fingers;
+  bool unite = false;
+  std::vector<unsigned> caseMasks;  // one per statement of the body
+  std::optional<MergeFinger> appended;
 };
 
 Stmt block(std::vector<Stmt> body, bool scoped = false);
@@ -195,6 +219,8 @@ Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
 Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body);
+Stmt merge(Name counter, std::vector<MergeFinger> fingers, bool unite, std::optional<MergeFinger> appended,
+           std::vector<unsigned> caseMasks, std::vector<Stmt> cases);
 // A copy of `s` to modify (passes build changed nodes from their originals).
 std::shared_ptr<StmtNode> copy(const Stmt& s);
 

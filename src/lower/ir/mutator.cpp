@@ -38,6 +38,17 @@ Stmt Mutator::mutateChildren(const Stmt& s) {
   n->body = visitBody(s->body);
   bool changed = n->value != s->value || n->target != s->target || n->lo != s->lo || n->hi != s->hi ||
                  n->laneTrips != s->laneTrips || n->body != s->body;
+  for (MergeFinger& f : n->fingers) {
+    const MergeFinger was = f;
+    f.lo = mutate(was.lo);
+    f.hi = mutate(was.hi);
+    changed |= f.lo != was.lo || f.hi != was.hi;
+  }
+  if (n->appended) {
+    const Expr was = n->appended->lo;
+    n->appended->lo = mutate(was);
+    changed |= n->appended->lo != was;
+  }
   return changed ? n : s;
 }
 
@@ -83,6 +94,11 @@ void forEachExpr(const Expr& e, const std::function<void(const Expr&)>& f) {
 
 void forEachOwnExpr(const Stmt& s, const std::function<void(const Expr&)>& f) {
   for (const Expr& e : {s->target, s->value, s->lo, s->hi, s->laneTrips}) forEachExpr(e, f);
+  for (const MergeFinger& m : s->fingers) {
+    forEachExpr(m.lo, f);
+    forEachExpr(m.hi, f);
+  }
+  if (s->appended) forEachExpr(s->appended->lo, f);
 }
 
 void forEachExpr(const Stmt& s, const std::function<void(const Expr&)>& f) {

@@ -96,7 +96,28 @@ class TextPrinter {
         body(s->body);
         close();
         return;
+      case StmtKind::Merge: return merge(*s);
     }
+  }
+
+  // "merge ix_j over p1_S in [lo, hi) | p1_T in [lo, hi) appending p1_A from lo {", then a
+  // "when p1_S, p1_T {" block per case.
+  void merge(const StmtNode& m) {
+    std::string head = "merge " + mangle(m.counter) + " over ";
+    for (size_t f = 0; f < m.fingers.size(); ++f)
+      head += (f ? (m.unite ? " | " : " & ") : "") + mangle(mergePosition(m.fingers[f].pattern, m.fingers[f].level)) + " in [" +
+              print(m.fingers[f].lo) + ", " + print(m.fingers[f].hi) + ")";
+    if (m.appended) head += " appending " + mangle(mergePosition(m.appended->pattern, m.appended->level)) + " from " + print(m.appended->lo);
+    open(head + " {");
+    for (size_t c = 0; c < m.body.size(); ++c) {
+      std::string holding;
+      for (size_t f = 0; f < m.fingers.size(); ++f)
+        if (m.caseMasks[c] & (1u << f)) holding += (holding.empty() ? "" : ", ") + mangle(mergePosition(m.fingers[f].pattern, m.fingers[f].level));
+      open("when " + holding + " {");
+      stmt(m.body[c]);
+      close();
+    }
+    close();
   }
 
  private:

@@ -2,6 +2,8 @@
 #include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
 
+#include <set>
+
 namespace react::ir {
 
 namespace {
@@ -148,6 +150,7 @@ class Verifier {
         scopes_.pop_back();
         return;
       }
+      case StmtKind::Merge: return merge(s);
       case StmtKind::Prepare:
         if (!k_.transposedInputs.count(s->name.text)) fail("a prepared tensor that is not a prepared argument", s);
         body(s->body);
@@ -160,6 +163,37 @@ class Verifier {
         sameType(valueTypeOf(k_.tensors.at(s->name.text)), s->type, "tensor '" + s->name.text + "'", s);
         return;
     }
+  }
+
+  // Each finger a compressed level of a pattern the kernel has, its bounds computed outside; its
+  // position and coordinate, the appended pattern's position and the counter bound inside; a case
+  // per nonempty set of fingers at most once, every finger in each case of an intersection.
+  void merge(const Stmt& s) {
+    if (s->fingers.size() < 2 || s->fingers.size() > 8 * sizeof(unsigned) - 1) fail("a merge of fewer than two fingers", s);
+    if (s->counter.role != Role::Index || lookup(s->counter)) fail("a merge counter that is not a free index", s);
+    std::vector<MergeFinger> levels = s->fingers;
+    if (s->appended) levels.push_back(*s->appended);
+    for (const MergeFinger& f : levels) {
+      const Format& format = tensor(f.pattern, s).decl.format;
+      if (f.level < 0 || f.level >= format.rank() || format.level(f.level).kind != LevelKind::Compressed)
+        fail("a merge over level " + std::to_string(f.level) + " of '" + f.pattern + "', which is not compressed", s);
+      if (!f.lo || (!f.hi && s->appended && &f != &levels.back())) fail("a merge finger without bounds", s);
+      expr(f.lo, s);
+      if (f.hi) expr(f.hi, s);
+    }
+    const unsigned all = (1u << s->fingers.size()) - 1;
+    std::set<unsigned> seen;
+    for (unsigned mask : s->caseMasks)
+      if (mask == 0 || (mask & ~all) || !seen.insert(mask).second || (!s->unite && mask != all))
+        fail("a merge case for fingers " + std::to_string(mask), s);
+    scopes_.emplace_back();
+    declare(s->counter, {false, Type::Int64});
+    for (const MergeFinger& f : levels) {
+      declare(mergePosition(f.pattern, f.level), {false, Type::Int64});
+      declare(mergeCoordinate(f.pattern, f.level), {false, Type::Int64});
+    }
+    for (const Stmt& c : s->body) body({c});
+    scopes_.pop_back();
   }
 
   const KernelIR& k_;

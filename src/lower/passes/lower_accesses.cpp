@@ -15,10 +15,29 @@ struct LowerAccesses : Mutator {
   explicit LowerAccesses(const LoopProgram& p) : p(p) {}
   const LoopProgram& p;
 
+  // Inside a merge: its counter's index -> the patterns it walks, each at its finger's position.
+  std::map<std::string, std::map<std::string, Name>> merged;
+
+  Stmt visit(const Stmt& s) override {
+    if (s->kind != StmtKind::Merge) return mutateChildren(s);
+    std::map<std::string, Name>& fingers = merged[s->counter.text];
+    for (const MergeFinger& f : s->fingers) fingers[f.pattern] = mergePosition(f.pattern, f.level);
+    if (s->appended) fingers[s->appended->pattern] = mergePosition(s->appended->pattern, s->appended->level);
+    Stmt out = mutateChildren(s);
+    merged.erase(s->counter.text);
+    return out;
+  }
+
   Expr visit(const Expr& e) override {
     if (e->kind != ExprKind::Access) return mutateChildren(e);
     ExtentOf extent = [&](const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); };
-    auto l = std::make_shared<ir::ExprNode>(*load(Name{Role::Values, e->tensor}, valueOffset(p.tensors.at(e->tensor), e->indices, extent), e->type));
+    PositionOf position = [&](const std::string& index, const std::string& pattern, int) {
+      auto m = merged.find(index);
+      if (m != merged.end() && m->second.count(pattern)) return m->second.at(pattern);
+      return Name{Role::Position, index};
+    };
+    const Expr offset = valueOffset(p.tensors.at(e->tensor), e->indices, extent, position);
+    auto l = std::make_shared<ir::ExprNode>(*load(Name{Role::Values, e->tensor}, offset, e->type));
     l->tensor = e->tensor;  // what the load reads, for a bounds check's report
     l->indices = e->indices;
     return l;
