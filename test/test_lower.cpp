@@ -210,6 +210,12 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
   CHECK(src.find("//   └─ i (D)") != std::string::npos);
   CHECK(src.find("// nest T0_A: T0(i,j) = B(i,k) * C(k,j); A(i,j) = S(i,j) * T0(i,j);") != std::string::npos);
   CHECK(src.find("#pragma omp for schedule(dynamic, 16)") != std::string::npos);
+  // Only a kernel with scratch of its own goes without GCC's unroll-and-jam (emit/openmp.cpp).
+  CHECK(src.find("extern \"C\" void react_kernel(") != std::string::npos);
+  LoopProgram spmm = lowerToLoops(fuse(parseProgram(benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[1].text,
+                                                    benchmarkKernels(randomCsr(5, 5, 0.5, 3), 4, 1)[1].env),
+                                       FusionMode::React));
+  CHECK(emitSource(spmm, Target::OpenMP).find("extern \"C\" REACT_NO_UNROLL_AND_JAM void react_kernel(") != std::string::npos);
   std::string kokkos = emitSource(p, Target::Kokkos);
   CHECK(kokkos.find("Kokkos::ThreadVectorRange(team, static_cast<int64_t>(ptr1_S[ix_i]), static_cast<int64_t>(ptr1_S[ix_i + 1]))") !=
         std::string::npos);

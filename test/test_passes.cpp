@@ -92,6 +92,12 @@ std::vector<PassExample> examples() {
       {"register-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // Rows weighed by their stored entries, and by the dense work per row (spmm_mm's T0 @ D).
       {"balance-rows", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      // MTTKRP's T0 row zeroed in the loop reading it, written B * D * C (a row of j per fibre) and
+      // B * C * D (an (l, j) plane per slice: the nested reset joins both loops); spmm_mm's T0 read
+      // by a nest over (h, j).
+      {"merge-resets", "mttkrp_fibre", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)", mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
+      {"merge-resets", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
+      {"merge-resets", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       // The slices of a csf tensor (its first level's positions), weighed by their fibres.
       {"balance-rows", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::OpenMP, {}, {}},
@@ -212,4 +218,28 @@ TEST_CASE("loop IR literals: of their type, reading back as the same value") {
   CHECK(ir::literalText(std::nan(""), Type::Float64) == "static_cast<double>(NAN)");
   CHECK(ir::literalText(std::nan(""), Type::Float32) == "NAN");
   CHECK(ir::floatImm(0.1, Type::Float32)->floatValue == static_cast<double>(0.1f));
+}
+
+TEST_CASE("merge-resets: a reset joins only a loop that reads the element it sets and no other") {
+  using ir::Expr;
+  using ir::Stmt;
+  auto loop = [](const std::string& index, std::vector<Stmt> body) {
+    return ir::forLoop(ir::Name{ir::Role::Index, index}, ir::intImm(0), ir::intImm(4), std::move(body));
+  };
+  auto add = [](const Expr& target, const Expr& value) { return ir::assign(target, value, ir::Update::Add); };
+  const Expr tj = ir::access("T", {"j"}), th = ir::access("T", {"h"}), aj = ir::access("A", {"j"});
+  const Stmt reset = loop("j", {ir::assign(tj, ir::floatImm(0.0))});
+  auto joined = [&](const Stmt& reader) {
+    LoopProgram p;
+    p.body = {reader, reset};
+    return passes::mergeResets(p).body.size() == 1;
+  };
+  // A(j) += T(j) * C(j): iteration j is the last to read T(j).
+  CHECK(joined(loop("j", {add(aj, ir::binary(ir::BinOp::Mul, tj, ir::access("C", {"j"})))})));
+  // A(j) += T(h) over h: iteration 1 still reads T(0), which iteration 0 would have reset.
+  CHECK_FALSE(joined(loop("j", {loop("h", {add(aj, th)})})));
+  // A reader that writes T.
+  CHECK_FALSE(joined(loop("j", {add(tj, ir::floatImm(1.0))})));
+  // Another counter.
+  CHECK_FALSE(joined(loop("h", {add(ir::access("A", {"h"}), th)})));
 }

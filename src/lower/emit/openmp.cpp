@@ -2,6 +2,7 @@
 // thread's private scratch, a vector loop an `omp simd` loop.
 #include "lower/emit/cpp_printer.hpp"
 #include "lower/openmp_prelude_text.hpp"
+#include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
 
 namespace react::emit {
@@ -18,6 +19,18 @@ class OpenMPPrinter : public CppPrinter {
  protected:
   std::string includes() const override { return lower::kOpenMPPreludeText; }
   std::string functionQualifier() const override { return "static inline"; }
+
+  // A kernel that accumulates into a temporary of its own (each thread's scratch row) goes without
+  // GCC's unroll-and-jam: knowing that the scratch aliases nothing, GCC jams the sparse loop around
+  // the accumulation, and the second entry's row of the dense operand (at a coordinate read from
+  // memory) becomes gathers. MTTKRP's fused kernel ran 1.6-3.9x slower for it; kernels without
+  // scratch are left alone, since the flag slowed several matrix kernels when given to all
+  // (docs/benchmarks-tensors.md).
+  std::string kernelAttributes() const override {
+    bool scratch = false;
+    forEachStmt(p_.body, [&](const Stmt& s) { scratch |= s->kind == StmtKind::For && !s->privates.empty(); });
+    return scratch ? "REACT_NO_UNROLL_AND_JAM " : "";
+  }
 
   // A private buffer (per thread, or a serial nest's): its own vector. A shared one lives in this
   // site's workspace (ReactWorkspace, kept between runs, leased by one run at a time) and is filled by

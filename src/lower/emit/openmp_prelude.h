@@ -27,6 +27,14 @@ extern "C" float logf(float) noexcept;
 #define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
 #define REACT_ABORT() abort()
 
+// GCC's unroll-and-jam off for one kernel (src/lower/emit/openmp.cpp says which); other compilers
+// do not jam at -O3.
+#if defined(__GNUC__) && !defined(__clang__)
+#define REACT_NO_UNROLL_AND_JAM __attribute__((optimize("no-loop-unroll-and-jam")))
+#else
+#define REACT_NO_UNROLL_AND_JAM
+#endif
+
 // This thread's rows [lo, hi) of [first, last): its share of equal work when a row weighs
 // entryWork per stored entry and rowWork (src/lower/passes/balance_rows.cpp).
 struct ReactRows {

@@ -8,6 +8,13 @@
 
 namespace react::passes {
 
+// OpenMP: a loop that sets a temporary's elements to a constant (the reset fusion leaves after its
+// last reader) joins the loop just before it when that loop runs the same iterations and reads the
+// temporary only at the element the reset sets: `for j { A += T(j) * C }; for j { T(j) = 0 }` is
+// `for j { A += T(j) * C; T(j) = 0 }`. (Not on Kokkos: there the reset is a lane loop of its own,
+// and the reader's loop, given a second statement, would no longer map its dense loop to lanes.)
+LoopProgram mergeResets(const LoopProgram& p);
+
 // Kokkos: the loops of a parallel row go to the row's vector lanes. A loop of independent
 // iterations becomes a Vector loop; one whose iterations reduce into a scalar a LaneReduce into
 // a lane accumulator, combined into the scalar by one lane; everything else runs on one lane

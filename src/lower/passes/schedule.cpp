@@ -19,6 +19,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
     passes.push_back({"register-accumulation", accumulateInRegisters});
     passes.push_back({"hoist-reads", hoistInvariantReads});
   } else {
+    passes.push_back({"merge-resets", mergeResets});
     passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::OpenMP); }});
     if (reassociate) passes.push_back({"flatten-entries", flattenEntrywise});
     passes.push_back({"hoist-reads", hoistInvariantReads});
