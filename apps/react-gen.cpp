@@ -342,7 +342,8 @@ std::optional<Format> loadedFormat(const Options& o, const std::string& name, in
   auto f = o.formats.find(name);
   if (f == o.formats.end()) return std::nullopt;
   Format format = formatArgument(name, f->second, rank);
-  if (auto unsupported = unsupportedFormat(name, format)) argError("-f=" + name + ":" + f->second, *unsupported);
+  // coo is read as it is and iterated in its unique form (Format::iterated).
+  if (auto unsupported = unsupportedFormat(name, format.iterated())) argError("-f=" + name + ":" + f->second, *unsupported);
   return format;
 }
 
@@ -405,8 +406,9 @@ Environment buildEnvironment(const Options& o, const std::string& text, TensorVa
     Format format = formatArgument(name, f, rank);
     if (it != env.tensors.end()) {
       // A loaded tensor is read in -f's format where it can be (readInput checked that it runs).
-      if (format != it->second.format)
-        throw UserError("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + it->second.format.str());
+      const Format& loadedAs = it->second.declaredFormat();
+      if (format != loadedAs)
+        throw UserError("argument '-f=" + name + ":" + f + "': '" + name + "' was loaded as " + loadedAs.str());
       continue;
     }
     env.declare(name, declaredShape(o, name, static_cast<size_t>(format.rank())), format);

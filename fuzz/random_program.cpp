@@ -378,18 +378,20 @@ CooTensor randomEntries(const std::vector<int64_t>& shape, std::mt19937_64& rng,
   return coo;
 }
 
-// A sparse format the front end runs: matrices csr (half the time), csc or dcsr; 3-tensors
-// compressed at every level or dense at the first, in a random mode ordering (csf: identity).
+// A sparse format the front end runs: matrices csr (half the time), csc, dcsr or coo; 3-tensors
+// compressed at every level, dense at the first, or coo, in a random mode ordering (csf: identity).
 Format randomSparseFormat(int rank, std::mt19937_64& rng) {
   if (rank == 2) {
-    static const Format matrices[] = {Format::csr(), Format::csr(), Format::csc(), Format::dcsr()};
-    return matrices[rng() % 4];
+    static const Format matrices[] = {Format::csr(), Format::csr(), Format::csr(), Format::csc(), Format::dcsr(), Format::coo(2)};
+    return matrices[rng() % 6];
   }
   std::vector<int> order(static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d) order[static_cast<size_t>(d)] = d;
   if (rng() % 3) std::shuffle(order.begin(), order.end(), rng);
   std::string text(static_cast<size_t>(rank), 's');
-  if (rng() % 3 == 0) text[0] = 'd';
+  const uint64_t levels = rng() % 6;
+  if (levels < 2) text[0] = 'd';
+  if (levels == 2) text = "u" + std::string(static_cast<size_t>(rank - 2), 'c') + "q";  // coo
   for (size_t l = 0; l < order.size(); ++l) text += (l ? "," : ":") + std::to_string(order[l]);
   return parseFormat(text, rank);
 }

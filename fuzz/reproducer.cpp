@@ -68,10 +68,10 @@ std::string reproducerText(const RandomProgram& p, uint64_t seed, const Mismatch
   for (const auto& [name, d] : p.env.tensors) {
     auto idx = p.inputIndices.find(name);
     if (p.inputs.count(name))
-      out << "input " << name << " " << d.format.str() << " " << shapeText(d.shape) << " "
+      out << "input " << name << " " << d.declaredFormat().str() << " " << shapeText(d.shape) << " "
           << (idx == p.inputIndices.end() ? "-" : joined(idx->second, "-")) << "\n";
     else
-      out << "declare " << name << " " << d.format.str() << " " << shapeText(d.shape) << "\n";
+      out << "declare " << name << " " << d.declaredFormat().str() << " " << shapeText(d.shape) << "\n";
   }
   for (const auto& [name, v] : p.inputs) out << "values " << name << "\n" << valuesText(v) << "end\n";
   return out.str();
@@ -126,12 +126,12 @@ RandomProgram parseReproducer(const std::string& text) {
     } else if (word == "values") {
       if (!(in >> name) || !p.env.tensors.count(name)) throw fail(n, "expected 'values NAME' of a declared input");
       const TensorDecl& d = p.env.tensors.at(name);
-      if (asMatrixMarket(d.format, d.rank())) {
+      if (asMatrixMarket(d.declaredFormat(), d.rank())) {
         MarketData v = parseMatrixMarket(block(n), "values of " + name);
         if (DenseTensor* t = std::get_if<DenseTensor>(&v)) t->shape = d.shape;  // rank 0 and 1 as declared
         p.inputs[name] = toTensorData(std::move(v));
       } else {
-        SparseTensor t = parseFrostt(block(n), "values of " + name, d.format, ValueType::Float64, d.shape);
+        SparseTensor t = parseFrostt(block(n), "values of " + name, d.declaredFormat(), ValueType::Float64, d.shape);
         p.inputs[name] = d.format.hasSparseLevel() ? TensorData(std::move(t)) : TensorData(sparseToDense(t));
       }
     } else {

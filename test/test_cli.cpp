@@ -50,16 +50,17 @@ TEST_CASE("react-gen: input errors name the argument") {
 TEST_CASE("react-gen: formats are parsed; those that do not run yet are clear errors") {
   requireError("'a(i) = S(i,j)' -f=S:csc -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
   requireError("'a(i) = S(i,j)' -f=S:dcsr -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
-  requireError("'a(i) = S(i,j)' -f=S:uq -d=S:4x5",
-               "1:8: format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels run are dense and "
+  requireError("'a(i) = S(i,j)' -f=S:uq -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
+  // A result is csr or dense: a coo result is refused by its own name.
+  requireError("'A = S * 2' -i=S:" + matrix("cora") + " -f=A:coo",
+               "format coo of tensor 'A' is not supported yet: level 0 is compressed-nonunique; the levels run are dense and "
                "compressed");
   requireError("'a(i) = X(i,j,k)' -f=X:csf -d=X:3x4x5", "input 'X' has no data: give it with -i=X:FILE.tns or -i=X:FILE.mtx");
   requireError("'a(i) = X(i,j,k)' -f=X:sds:1,0,2 -d=X:3x4x5",
                "1:8: format sds:1,0,2 of tensor 'X' is not supported yet: level 1 is dense under another level; a dense level runs "
                "as the first only");
-  requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:coo -g=B:u -g=C:u -d=k:8",
-               "argument '-f=S:coo': format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels "
-               "run are dense and compressed");
+  requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:sd -g=B:u -g=C:u -d=k:8",
+               "argument '-f=S:sd': format sd of tensor 'S' is not supported yet: level 1 is dense under another level");
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:dense -g=B:u -g=C:u -d=k:8",
                "argument '-f=S:dense': 'S' was loaded as csr");
   requireError("'a(i) = S(i,j)' -f=S:xyz -d=S:4x5", "argument '-f=S:xyz': unknown format 'xyz' (expected dense, csr, csc,");
@@ -276,7 +277,8 @@ TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Ma
   for (const auto& [name, value] : inputs) env.declare(name, shapeOf(value), formatOf(value));
   const Program p = parseIndexNotation("A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", env);
   const TensorValues want = interpret(buildIndexTree(p), inputs);
-  for (const char* format : {"", " -f=B:csf", " -f=B:sss:2,0,1", " -f=B:dss"})
+  // coo is read as it is and iterated as csf (Format::iterated), in any mode ordering.
+  for (const char* format : {"", " -f=B:csf", " -f=B:sss:2,0,1", " -f=B:dss", " -f=B:coo", " -f=B:ucq:1,2,0"})
     for (const char* mode : {"none", "react"}) {
       const std::string out = dir + "/a.mtx";
       Result r = run(mttkrp + format + " -fusion=" + mode + " -o=A:" + out);
@@ -287,8 +289,8 @@ TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Ma
   // A shape given by -d bounds the coordinates; the file's rank must be the program's.
   requireError(mttkrp + " -d=B:20x15x5", "argument '-i=B:" + b + "': " + b + ":");
   requireError("'a(i) = B(i,k)' -i=B:" + b, "argument '-i=B:" + b + "': " + b + ":2: expected 2 coordinates and a value");
-  requireError(mttkrp + " -f=B:coo",
-               "argument '-f=B:coo': format coo of tensor 'B' is not supported yet: level 0 is compressed-nonunique");
+  requireError(mttkrp + " -f=B:ssd",
+               "argument '-f=B:ssd': format ssd of tensor 'B' is not supported yet: level 2 is dense under another level");
 
   // A rank-3 result (TTM) is written as FROSTT: its nonzeros, read back as the interpreter's.
   const std::string ttm = "'A(i,j,l) = B(i,j,k) * C(k,l)' -i=B:" + b + " -g=C:u -d=l:3";

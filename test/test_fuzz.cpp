@@ -228,7 +228,7 @@ TEST_CASE("fuzz: the generator covers every operator, reduction and the promised
   CHECK(*counts.rbegin() == 8);
 }
 
-TEST_CASE("fuzz: the generator draws csc, dcsr, csf in any mode ordering and dense 3-tensors, and counts what it threw away") {
+TEST_CASE("fuzz: the generator draws csc, dcsr, coo, csf in any mode ordering and dense 3-tensors, and counts what it threw away") {
   GenerationCounts counts;
   std::set<std::string> formats;
   int orderings = 0, tensorContractions = 0;
@@ -239,14 +239,16 @@ TEST_CASE("fuzz: the generator draws csc, dcsr, csf in any mode ordering and den
       const Format f = formatOf(v);
       formats.insert(f.hasSparseLevel() ? (f.rank() == 3 ? "sparse3" : f.str()) : "dense" + std::to_string(f.rank()));
       orderings += f.rank() == 3 && f.hasSparseLevel() && f != Format::csf(3);
-      CHECK(p.env.tensors.at(name).format == f);
+      const TensorDecl& d = p.env.tensors.at(name);  // coo is declared as given and iterated as csf
+      CHECK(d.declaredFormat() == f);
+      CHECK(d.format == f.iterated());
     }
     for (const Statement& s : p.statements)
       if (s.rhs->op == Op::Mul && accesses(s.rhs).size() >= 2 && !s.reductionIndices().empty())
         for (const ExprNode* a : accesses(s.rhs)) tensorContractions += a->indices.size() == 3;
   }
   MESSAGE(counts.str());
-  for (const char* want : {"csr", "csc", "dcsr", "sparse3", "dense3", "dense2", "dense1", "dense0"}) CHECK_MESSAGE(formats.count(want), want);
+  for (const char* want : {"csr", "csc", "dcsr", "coo", "sparse3", "dense3", "dense2", "dense1", "dense0"}) CHECK_MESSAGE(formats.count(want), want);
   CHECK(orderings > 10);
   CHECK(tensorContractions > 30);
   CHECK(counts.contractions > 30);

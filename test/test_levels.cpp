@@ -170,9 +170,9 @@ TEST_CASE("levels: an access is at its pattern's positions only under the loops 
 
 TEST_CASE("levels: formats that do not run yet are user errors") {
   IndexVar i("i"), j("j"), k("k");
-  // Levels that repeat coordinates (coo's), and dense levels under another level.
+  // Dense levels under another level. (Levels that repeat coordinates, coo's, run as their unique
+  // form: Format::iterated.)
   const std::pair<Format, std::string> refused[] = {
-      {Format::coo(2), "level 0 is compressed-nonunique; the levels run are dense and compressed"},
       {parseFormat("sd", 2), "level 1 is dense under another level; a dense level runs as the first only"}};
   for (const auto& [f, why] : refused) {
     TensorVar S("S", {4, 5}, f), A("A", {4}, Format::dense(1));
@@ -180,7 +180,7 @@ TEST_CASE("levels: formats that do not run yet are user errors") {
     prog.add(A(i) = S(i, j));
     CHECK(errorOf([&] { prog.build(); }) == "format " + f.str() + " of tensor 'S' is not supported yet: " + why);
   }
-  for (const Format& f : {Format::csc(), Format::dcsr(), Format::csr()}) {
+  for (const Format& f : {Format::csc(), Format::dcsr(), Format::csr(), Format::coo(2)}) {
     TensorVar S("S", {4, 5}, f), A("A", {4}, Format::dense(1));
     ProgramBuilder prog;
     prog.add(A(i) = S(i, j));
@@ -195,6 +195,14 @@ TEST_CASE("levels: formats that do not run yet are user errors") {
   CHECK(!unsupportedFormat("B", Format::dense(4)));
   CHECK(!unsupportedFormat("S", Format::csr()));
   CHECK(!unsupportedFormat("S", parseFormat("dss:2,0,1", 3)));
+  CHECK(*unsupportedFormat("S", Format::coo(2)) ==
+        "format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels run are dense and compressed");
+  // coo iterated as its unique form, the mode ordering kept; the formats that run are their own.
+  CHECK(Format::coo(2).iterated() == Format::dcsr());
+  CHECK(Format::coo(3).iterated() == Format::csf(3));
+  CHECK(parseFormat("ucq:2,0,1", 3).iterated() == parseFormat("sss:2,0,1", 3));
+  CHECK(parseFormat("sq", 2).iterated() == Format::dcsr());
+  for (const Format& f : {Format::csr(), Format::csc(), Format::dense(2), parseFormat("dss:1,2,0", 3)}) CHECK(f.iterated() == f);
   CHECK(*unsupportedResultFormat("A", Format::csc()) ==
         "result 'A' of format csc is not supported yet; a result is csr or dense");
   CHECK(!unsupportedResultFormat("A", Format::csr()));

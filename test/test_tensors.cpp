@@ -90,8 +90,10 @@ void checkInterpreter(const TensorCase& c) {
 
 }  // namespace
 
-TEST_CASE("tensors: MTTKRP on a csf 3-tensor, any mode ordering, through the interpreter equals the dense reference") {
-  const Format formats[] = {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3)};
+TEST_CASE("tensors: MTTKRP on a csf or coo 3-tensor, any mode ordering, through the interpreter equals the dense reference") {
+  // coo's data is read as given and iterated as csf of its mode ordering (Format::iterated).
+  const Format formats[] = {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3),
+                            Format::coo(3), parseFormat("ucq:2,0,1", 3)};
   uint64_t seed = 1;
   for (const Format& f : formats)
     for (const TensorCase& c : mttkrpCases(f, seed += 10)) checkInterpreter(c);
@@ -150,11 +152,16 @@ TEST_CASE("tensors: formats and results that do not run are user errors naming t
     e.declare("S", rank == 2 ? std::vector<int64_t>{4, 5} : std::vector<int64_t>{4, 5, 3}, parseFormat(format, rank));
     return indexError(text, e);
   };
-  CHECK(declared("coo", 2, "A(i,h) = S(i,j) * C(j,h)") ==
-        "1:10: format coo of tensor 'S' is not supported yet: level 0 is compressed-nonunique; the levels run are dense "
-        "and compressed");
-  CHECK(declared("sq", 2, "A(i,h) = S(i,j) * C(j,h)") ==
-        "1:10: format sq of tensor 'S' is not supported yet: level 1 is singleton; the levels run are dense and compressed");
+  // coo runs (as dcsr); a coo result is refused by the format it was declared in.
+  CHECK(declared("coo", 2, "A(i,h) = S(i,j) * C(j,h)") == "");
+  {
+    Environment e = env;
+    e.declare("S", {4, 5}, Format::csr());
+    e.declare("A", {4, 5}, Format::coo(2));
+    CHECK(indexError("A(i,j) = S(i,j) * 2", e) ==
+          "1:1: format coo of tensor 'A' is not supported yet: level 0 is compressed-nonunique; the levels run are dense "
+          "and compressed");
+  }
   CHECK(declared("sd", 2, "A(i,h) = S(i,j) * C(j,h)") ==
         "1:10: format sd of tensor 'S' is not supported yet: level 1 is dense under another level; a dense level runs "
         "as the first only");
@@ -217,13 +224,13 @@ TEST_CASE("tensors: the interpreter takes each format's data in its form, valida
         "interpreter: input 'S' is declared csr but given a SparseTensor: csr data is a CsrMatrix");
 }
 
-TEST_CASE("tensors: MTTKRP on csf and the matrix kernels on csc and dcsr as kernels equal the interpreter, float64 and float32") {
+TEST_CASE("tensors: MTTKRP on csf and coo and the matrix kernels on csc, dcsr and coo as kernels equal the interpreter, float64 and float32") {
   std::vector<TensorCase> cases;
   uint64_t seed = 100;
-  for (const Format& f : {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3)})
+  for (const Format& f : {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("sss:2,1,0", 3), parseFormat("dss", 3), Format::coo(3)})
     for (TensorCase& c : mttkrpCases(f, seed += 10)) cases.push_back(std::move(c));
   for (const CsrMatrix& s : {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2)})
-    for (const Format& f : {Format::csc(), Format::dcsr()})
+    for (const Format& f : {Format::csc(), Format::dcsr(), Format::coo(2)})
       for (TensorCase& c : matrixCases(f, s, seed += 10)) cases.push_back(std::move(c));
   // Each case in float64, then in float32 (every input and result), in one batch per target and mode.
   std::vector<Program> programs;
@@ -278,4 +285,33 @@ TEST_CASE("tensors: a kernel checks a sparse tensor's arrays and format, and the
   const Program wide = parseIndexNotation("a(i) = X(i,j,k,l,m,n,o,p,q)", env);
   CHECK(errorOf([&] { lowerToLoops(fuse(wide, FusionMode::None)); }) ==
         "lowering: tensor 'X' of format csf has 9 levels; the kernel ABI passes at most 8");
+}
+
+TEST_CASE("tensors: a coo input is read as given and converted to csf once, when the kernel is bound") {
+  TensorCase c = mttkrpCases(Format::coo(3), 7)[0];
+  const SparseTensor& coo = std::get<SparseTensor>(c.inputs.at("B"));
+  const Program p = c.program();
+  CHECK(p.tensor("B").format == Format::csf(3));
+  CHECK(p.tensor("B").declaredFormat() == Format::coo(3));
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.jit = testCache();
+  Kernel k = Kernel::compile(p, o);
+  // The same entries given as coo or as csf give the same result, exactly (the same kernel).
+  TensorValues asCsf = c.inputs;
+  asCsf["B"] = convertFormat(coo, Format::csf(3));
+  BoundKernel bound = k.bind(c.inputs);
+  REQUIRE(bound.converted);
+  CHECK(std::get<SparseTensor>(bound.converted->at("B")) == std::get<SparseTensor>(asCsf.at("B")));
+  bound.run();
+  CHECK(fuzz::relativeError(bound.results().at("A"), k.run(asCsf).at("A")) == 0);
+  // A coo tensor is checked before it is converted; other formats are still refused by name.
+  TensorValues broken = c.inputs;
+  std::get<SparseTensor>(broken.at("B")).levels[1].crd.back() = 99;
+  CHECK(errorOf([&] { k.run(broken); }).rfind("kernel: input 'B': invalid sparse tensor: ", 0) == 0);
+  TensorValues other = c.inputs;
+  other["B"] = convertFormat(coo, parseFormat("sss:1,0,2", 3));
+  CHECK(errorOf([&] { k.run(other); }) == "kernel: input 'B' is declared coo but given sss:1,0,2");
+  // auto counts the levels kernels iterate: coo's statistics are csf's.
+  CHECK(inputStats(c.inputs).sparse.at("B").levelPositions == inputStats(asCsf).sparse.at("B").levelPositions);
 }

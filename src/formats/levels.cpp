@@ -105,6 +105,13 @@ Format Format::csf(int rank) {
   return Format(std::vector<Level>(static_cast<size_t>(rank), Level::compressed()));
 }
 
+Format Format::iterated() const {
+  std::vector<Level> levels = levels_;
+  for (Level& l : levels)
+    if (l.kind != LevelKind::Dense) l = Level::compressed();
+  return Format(levels, ordering_);
+}
+
 int Format::levelOf(int dimension) const {
   auto it = std::find(ordering_.begin(), ordering_.end(), dimension);
   if (it == ordering_.end()) throw UserError("format " + str() + " has no dimension " + std::to_string(dimension));

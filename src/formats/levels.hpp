@@ -90,6 +90,12 @@ class Format {
   // Some level is not full: the tensor's values are the stored entries of a pattern, as many as
   // the positions of its last level, rather than one per coordinate.
   bool hasSparseLevel() const;
+  // The format kernels iterate for this one: each compressed-nonunique and singleton level a
+  // compressed (unique) level, the mode ordering kept (coo: dcsr for a matrix, csf for a 3-tensor).
+  // It stores the same entries (repeated coordinates summed, as the sum a repeat means), and a
+  // loop over it visits each coordinate once, where a loop over a repeating level would compute a
+  // whole row per repeat. Every other format is its own.
+  Format iterated() const;
 
   // The configuration's name ("csr", "dense", "coo", ...; "dense" also for no levels), or the
   // level letters with the ordering when it is not the identity ("sd", "dd:1,0").

@@ -253,6 +253,9 @@ namespace {
 
 // Positions of every level of `t` and the most last-level positions under one of the first's.
 SparseStats tensorStats(const SparseTensor& t) {
+  // Kernels iterate coo's entries as those of its unique form (Format::iterated), whose levels
+  // the cost model counts: a repeating level's positions are not the coordinates a loop visits.
+  if (t.format != t.format.iterated()) return tensorStats(convertFormat(t, t.format.iterated()));
   SparseStats s;
   s.shape = t.shape;
   s.rows = t.shape[0];

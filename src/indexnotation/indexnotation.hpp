@@ -41,6 +41,11 @@ struct TensorDecl {
   // coordinates) this tensor shares, its values sitting at that pattern's positions. A result
   // computed at the stored entries of S has pattern "S"; an input's pattern is itself.
   std::string pattern;
+  // An input declared in a format that kernels iterate through another (coo; Format::iterated):
+  // the declared format, while `format` is the one iterated. Its data may come in either; data in
+  // `given` is converted when bound (kernelInput). Empty otherwise.
+  Format given;
+  const Format& declaredFormat() const { return given.levels().empty() ? format : given; }
   // A compiler temporary holding a product the user grouped with parentheses (operator form):
   // re-association treats it as one factor. Not compared by operator== (the value is the same).
   bool grouped = false;
@@ -163,6 +168,13 @@ struct CoIteration {
 // end admits no other (and passes that rebuild statements may not make one). `decl` gives the
 // declaration of a tensor by name.
 std::optional<CoIteration> coIterationOf(const Statement& s, const std::function<const TensorDecl&(const std::string&)>& decl);
+
+// Why `v` cannot be the data of input `d` (dataFormMismatch), or nothing: data in the declared
+// format, or in the one iterated (TensorDecl::given, format), is its data.
+std::optional<std::string> inputFormMismatch(const TensorData& v, const TensorDecl& d);
+// The data a kernel reads for input `d` given a valid `v`: `v` itself, or, for `v` in the format
+// `d` was declared in where kernels iterate another (coo), its entries converted into `converted`.
+const TensorData& iteratedInput(const TensorDecl& d, const TensorData& v, std::optional<TensorData>& converted);
 
 // ---------------------------------------------------------------------------------------------
 // What a front end knows before parsing: declared tensors (shape entries may be -1) and sizes of

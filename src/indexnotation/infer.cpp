@@ -125,8 +125,8 @@ class FormatInference {
       return illegal(s.pos, quoted(s.lhs) + " is declared " + d.format.str() + " but its value is dense here");
     if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
     d.pattern = atPattern(d) ? pattern : "";
-    if (d.role == TensorRole::Output)
-      if (auto unsupported = unsupportedResultFormat(s.lhs, d.format))
+    if (d.role == TensorRole::Output)  // a result declared coo is named so (it was not read as csf)
+      if (auto unsupported = unsupportedResultFormat(s.lhs, d.declaredFormat()))
         return illegal(s.pos, *unsupported + (fixed ? "" : " (the format of its pattern '" + pattern + "'; declare it dense)"));
     return {};
   }

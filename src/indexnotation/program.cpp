@@ -30,6 +30,19 @@ bool operator==(const TensorDecl& a, const TensorDecl& b) {
                                                                 // not the value: not compared
 }
 
+std::optional<std::string> inputFormMismatch(const TensorData& v, const TensorDecl& d) {
+  if (d.given.levels().empty()) return dataFormMismatch(v, d.format);
+  if (!dataFormMismatch(v, d.format)) return std::nullopt;
+  return dataFormMismatch(v, d.given);
+}
+
+const TensorData& iteratedInput(const TensorDecl& d, const TensorData& v, std::optional<TensorData>& converted) {
+  const SparseTensor* t = std::get_if<SparseTensor>(&v);
+  if (!t || d.given.levels().empty() || t->format != d.given) return v;
+  converted = convertFormat(*t, d.format);
+  return *converted;
+}
+
 const TensorDecl& Program::tensor(const std::string& name) const {
   auto it = tensors.find(name);
   if (it == tensors.end()) throw UserError("unknown tensor " + detail::quoted(name));
@@ -62,7 +75,8 @@ void Environment::declare(const std::string& name, std::vector<int64_t> shape, F
   TensorDecl d;
   d.name = name;
   d.shape = std::move(shape);
-  d.format = std::move(format);
+  d.format = format.iterated();
+  if (d.format != format) d.given = std::move(format);
   d.valueType = valueType;
   d.role = TensorRole::Input;
   if (d.format.hasSparseLevel()) d.pattern = name;

@@ -154,16 +154,18 @@ class Interpreter {
   void bindInput(const std::string& name, const TensorStorage& s, const TensorValues& inputs) {
     auto it = inputs.find(name);
     if (it == inputs.end()) throw UserError("interpreter: no value given for input '" + name + "'");
-    const TensorData& v = it->second;
-    if (auto why = dataFormMismatch(v, s.decl.format)) throw UserError("interpreter: input '" + name + "' " + *why);
-    if (shapeOf(v) != s.decl.shape) throw UserError("interpreter: input '" + name + "' has the wrong shape");
-    if (const SparseTensor* t = std::get_if<SparseTensor>(&v)) {
+    const TensorData& given = it->second;
+    if (auto why = inputFormMismatch(given, s.decl)) throw UserError("interpreter: input '" + name + "' " + *why);
+    if (shapeOf(given) != s.decl.shape) throw UserError("interpreter: input '" + name + "' has the wrong shape");
+    if (const SparseTensor* t = std::get_if<SparseTensor>(&given)) {
       try {  // its arrays are read unchecked
         t->validate();
       } catch (const UserError& e) {
         throw UserError("interpreter: input '" + name + "': " + e.what());
       }
     }
+    std::optional<TensorData> converted;
+    const TensorData& v = iteratedInput(s.decl, given, converted);
     if (s.decl.format.hasSparseLevel()) patterns_[name] = patternOf(v);
     store_[name] = Storage{valuesOf(v), s.decl.format, s.decl.shape, s.kept};
     roundValues(store_.at(name).values, s.decl.valueType);

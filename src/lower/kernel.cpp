@@ -86,7 +86,7 @@ std::map<std::string, std::vector<int64_t>> inputShapes(const LoopProgram& loops
 
 std::map<std::string, int64_t> Kernel::sizesFor(const TensorValues& inputs) const {
   return sizesForShapes(inputShapes(loops_, inputs, [](const std::string& name, const TensorDecl& d, const TensorData& v) {
-    if (auto why = dataFormMismatch(v, d.format)) throw UserError("kernel: input '" + name + "' " + *why);
+    if (auto why = inputFormMismatch(v, d)) throw UserError("kernel: input '" + name + "' " + *why);
     return shapeOf(v);
   }));
 }
@@ -241,33 +241,42 @@ Kernel::TemporaryStorage Kernel::temporaryStorage(const std::map<std::string, in
   return t;
 }
 
-BoundKernel Kernel::bind(const TensorValues& inputs) const {
+BoundKernel Kernel::bind(const TensorValues& given) const {
   BoundKernel b;
   b.kernel_ = this;
-  std::map<std::string, int64_t> sizes = sizesFor(inputs);
+  std::map<std::string, int64_t> sizes = sizesFor(given);
   for (const std::string& index : loops_.runtimeSizes) b.sizes.push_back(sizes.at(index));
-  // The kernel reads a SparseTensor's arrays unchecked.
+  // The kernel reads a SparseTensor's arrays unchecked. Data in the format an input was declared
+  // in where kernels iterate another (coo) is converted once here.
+  TensorValues inputs;  // the converted ones; the others are read where they were given
   for (const std::string& name : loops_.args) {
-    const bool input = loops_.tensors.at(name).decl.role == TensorRole::Input;
-    const SparseTensor* t = input ? std::get_if<SparseTensor>(&inputs.at(name)) : nullptr;
+    const TensorDecl& d = loops_.tensors.at(name).decl;
+    const SparseTensor* t = d.role == TensorRole::Input ? std::get_if<SparseTensor>(&given.at(name)) : nullptr;
     if (!t) continue;
     try {
       t->validate();
     } catch (const UserError& e) {
       throw UserError("kernel: input '" + name + "': " + e.what());
     }
+    std::optional<TensorData> converted;
+    iteratedInput(d, given.at(name), converted);
+    if (converted) inputs.emplace(name, std::move(*converted));
   }
+  if (!inputs.empty()) b.converted = std::make_shared<TensorValues>(std::move(inputs));
+  auto inputData = [&](const std::string& name) -> const TensorData& {
+    return b.converted && b.converted->count(name) ? b.converted->at(name) : given.at(name);
+  };
   TensorValues& outputs = b.outputs_;
   for (const ResultLayout& r : resultsFor(sizes)) {
     if (r.csr && loops_.assembledPatterns.count(r.pattern)) {
       // Assembled here, once for every run; the kernel's merge loops fill its values.
       const CoIteration& merged = loops_.assembledPatterns.at(r.pattern);
-      CsrMatrix m = mergedPattern(std::get<CsrMatrix>(inputs.at(merged.operands.at(0))),
-                                  std::get<CsrMatrix>(inputs.at(merged.operands.at(1))), merged.unite);
+      CsrMatrix m = mergedPattern(std::get<CsrMatrix>(inputData(merged.operands.at(0))),
+                                  std::get<CsrMatrix>(inputData(merged.operands.at(1))), merged.unite);
       m.valueType = r.valueType;
       outputs[r.name] = std::move(m);
     } else if (r.csr) {
-      const CsrMatrix& pattern = std::get<CsrMatrix>(inputs.at(r.pattern));
+      const CsrMatrix& pattern = std::get<CsrMatrix>(inputData(r.pattern));
       const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
                                                  (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
       CsrMatrix m = allocateOrThrow("tensor '" + r.name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
@@ -282,10 +291,10 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
     }
   }
   TemporaryStorage temporaries = temporaryStorage(
-      sizes, [&](const std::string& pattern) { return static_cast<int64_t>(valuesOf(inputs.at(pattern)).size()); }, false);
+      sizes, [&](const std::string& pattern) { return static_cast<int64_t>(valuesOf(inputData(pattern)).size()); }, false);
   if (!loops_.transposedInputs.empty()) b.prepared = std::make_shared<TensorValues>();
   for (const auto& [name, input] : loops_.transposedInputs) {
-    const TensorData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputs.at(input)), name)).first->second;
+    const TensorData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputData(input)), name)).first->second;
     b.preparedBytes += static_cast<int64_t>(sizeof(double)) * std::get<DenseTensor>(t).size();
   }
   b.temporaries = temporaries.what;
@@ -297,7 +306,7 @@ BoundKernel Kernel::bind(const TensorValues& inputs) const {
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = loops_.tensors.at(name).decl;
     const bool isOutput = d.role == TensorRole::Output;
-    const TensorData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputs.at(name);
+    const TensorData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputData(name);
     const std::vector<double>& values = valuesOf(v);
     ReactTensor t{const_cast<double*>(values.data()), static_cast<int64_t>(values.size()), {}, {}};
     for (const LevelArray& a : levelArrays(v)) {

@@ -216,6 +216,9 @@ class BoundKernel {
   int64_t float32Bytes = 0;              // their size
   // The prepared arguments (LoopProgram::transposedInputs), made here once for every run; null when none.
   std::shared_ptr<TensorValues> prepared;
+  // Inputs given in the format they were declared in, converted to the one kernels iterate
+  // (TensorDecl::given: coo's entries as dcsr or csf); null when none.
+  std::shared_ptr<TensorValues> converted;
   int64_t preparedBytes = 0;             // their size
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
