@@ -29,6 +29,18 @@ std::string goldenText(const std::string& path, const std::string& got) {
   return text.str();
 }
 
+void forEachKernelBatch(const std::vector<Program>& programs,
+                        const std::function<void(Target, FusionMode, const std::vector<Kernel>&)>& check) {
+  for (Target target : {Target::OpenMP, Target::Kokkos})
+    for (FusionMode mode : {FusionMode::None, FusionMode::Maximal, FusionMode::React}) {
+      CompileOptions o;
+      o.fusion = mode;
+      o.target = target;
+      o.jit = testCache();
+      check(target, mode, Kernel::compileBatch(programs, o));
+    }
+}
+
 JitOptions testCache() {
   JitOptions o;
   // $REACT_CACHE_DIR lets the sanitizer run reuse the kernels the release run compiled (the key

@@ -7,6 +7,7 @@
 #include "indextree/indextree.hpp"
 #include "lower/lower.hpp"
 
+#include <functional>
 #include <string>
 
 namespace react::test {
@@ -20,6 +21,11 @@ std::string goldenText(const std::string& path, const std::string& got);
 
 // The JIT cache the tests share (build/jit-cache): reruns compile nothing.
 JitOptions testCache();
+
+// `programs` compiled as one batch (the tests' JIT cache) for each emitter and each fixed fusion
+// mode (none, maximal, react: auto has tests of its own), each batch handed to `check`.
+void forEachKernelBatch(const std::vector<Program>& programs,
+                        const std::function<void(Target, FusionMode, const std::vector<Kernel>&)>& check);
 
 // How many random programs a long randomized test runs: n, times $REACT_TEST_SCALE (a fraction;
 // scripts/test-sanitizers.sh runs a quarter, since the release suite runs them all), at least 1.

@@ -152,13 +152,7 @@ TEST_CASE("co-iteration: OpenMP and Kokkos kernels equal the interpreter, float6
         programs.push_back(program(op, o, type));
         cases.emplace_back(&o, type);
       }
-  for (Target target : {Target::OpenMP, Target::Kokkos})
-    for (FusionMode mode : kModes) {
-      CompileOptions options;
-      options.fusion = mode;
-      options.target = target;
-      options.jit = testCache();
-      std::vector<Kernel> kernels = Kernel::compileBatch(programs, options);
+  test::forEachKernelBatch(programs, [&](Target target, FusionMode mode, const std::vector<Kernel>& kernels) {
       for (size_t n = 0; n < programs.size(); ++n) {
         const auto& [o, type] = cases[n];
         INFO(o->what << ", " << programs[n].statements.back().str() << ", " << toString(type) << ", " << toString(target)
@@ -172,7 +166,7 @@ TEST_CASE("co-iteration: OpenMP and Kokkos kernels equal the interpreter, float6
         b.run();
         requireSameCsr(b.results().at("A"), want);
       }
-    }
+  });
 }
 
 TEST_CASE("co-iteration: a result declared dense, and a program with other statements") {

@@ -243,13 +243,7 @@ TEST_CASE("tensors: MTTKRP on csf and coo and the matrix kernels on csc, dcsr an
   }
   for (const TensorCase& c : cases) programs.push_back(c.program());
   for (const fuzz::Float32Variant& v : narrow) programs.push_back(v.compiled);
-  for (Target target : {Target::OpenMP, Target::Kokkos})
-    for (FusionMode mode : kModes) {
-      CompileOptions o;
-      o.fusion = mode;
-      o.target = target;
-      o.jit = testCache();
-      std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+  forEachKernelBatch(programs, [&](Target target, FusionMode mode, const std::vector<Kernel>& kernels) {
       for (size_t n = 0; n < cases.size(); ++n) {
         const TensorCase& c = cases[n];
         INFO(c.what << ", " << toString(target) << ", fusion " << toString(mode) << "\n" << kernels[n].source());
@@ -260,7 +254,7 @@ TEST_CASE("tensors: MTTKRP on csf and coo and the matrix kernels on csc, dcsr an
                                                   v.bounds, fuzz::kFloat32VsFloat32, "float32 kernel");
         CHECK_MESSAGE(!mismatch, (mismatch ? mismatch->detail : ""));
       }
-    }
+  });
 }
 
 TEST_CASE("tensors: a kernel checks a sparse tensor's arrays and format, and the levels the ABI passes") {
