@@ -34,6 +34,14 @@ SparseTensor smallTensor(const std::vector<int64_t>& shape, int64_t entries, uin
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A react-bench command line refused as bad arguments (exit status 1), saying `message`.
+void checkRefused(const std::string& command, const std::string& message) {
+  test::CommandResult r = test::runCommand(command + " 2>&1");
+  INFO(command << "\n" << r.output);
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, message));
+}
+
 }  // namespace
 
 TEST_CASE("bench: compareResults accepts rounding and rejects a changed value, pattern, shape or NaN") {
@@ -325,12 +333,7 @@ TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the erro
       {" --tensor powerlaw:30x20:400", "argument '--tensor powerlaw:30x20:400': expected three dimensions IxJxK, got '30x20'"},
       {" --tensor powerlaw:30x20x25:400:1", "the exponent must be > 1"},
   };
-  for (const auto& [args, message] : refused) {
-    test::CommandResult r = test::runCommand(bench + args + " 2>&1");
-    INFO(args << "\n" << r.output);
-    CHECK(r.status == 1);
-    CHECK(contains(r.output, message));
-  }
+  for (const auto& [args, message] : refused) checkRefused(bench + args, message);
 }
 
 TEST_CASE("react-bench: checks variants before timing, rejects one that disagrees") {
@@ -499,12 +502,7 @@ TEST_CASE("react-bench: --format and --value-type run, name the storage, compare
       {" --format coo", "argument '--format coo': unknown format 'coo' (expected a comma list of csr, csc, dcsr)"},
       {" --value-type int8", "argument '--value-type int8': unknown value type 'int8' (expected float32 or float64)"},
   };
-  for (const auto& [args, message] : refused) {
-    test::CommandResult r = test::runCommand(base + args + " 2>&1");
-    INFO(args << "\n" << r.output);
-    CHECK(r.status == 1);
-    CHECK(contains(r.output, message));
-  }
+  for (const auto& [args, message] : refused) checkRefused(base + args, message);
 
   test::CommandResult tensor = test::runCommand(bench + " --tensor powerlaw:20x15x10:200 --rank 4 --threads 1 --reps 2" +
                                                 " --variants react-openmp,auto-openmp --testing-perturb auto-openmp 2>&1");
