@@ -25,7 +25,8 @@ namespace {
 const char* kUsage = R"(usage: react-bench --kernel NAME|all --matrix FILE_OR_DIR... [options]
 
 Runs each kernel on each matrix (the tensor kernels: on each 3-tensor) with each variant: one warm-up run (checked against the first
-variant, react-openmp when selected; all must agree to --tolerance), then --reps timed runs;
+variant, react-openmp when selected, on S in csr (csf) and float64; all must agree to --tolerance,
+float32 ones to their bound), then --reps timed runs;
 reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandwidth measured here.
 
   --kernel LIST          sddmm, spmm_mm, norm_row, softmax (on matrices), mttkrp, ttm (on
@@ -50,13 +51,23 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
                          a GPU in a CUDA build, with inputs copied there once, outside the timings);
                          taco variants run their parallel loops on the OpenMP threads, and a
                          schedule TACO cannot parallelize on 1 thread
+  --format LIST          the matrix kernels' S stored in each of csr, csc, dcsr (comma list;
+                         default csr): the same values in each; a row of another format shows
+                         its median over csr's ("x csr"), the summary their geometric mean;
+                         library and taco variants read csr only, and react refuses a kernel
+                         whose result would be stored at a csc or dcsr S's pattern (rows say
+                         why). The tensor kernels read csf
+  --value-type LIST      every tensor (inputs, temporaries, result) of float64 or float32 (comma
+                         list; default float64); float32 results are checked against the float64
+                         reference within a bound from float32's rounding and the kernel's longest
+                         reduction (docs/benchmarks.md); library and taco variants are float64 only
   --reps N               timed runs after the warm-up (default 10)
   --budget SECONDS       fewer runs (at least 1) where N runs would take longer (default 2)
   --sddmm-k LIST         sddmm dense sizes K (default 64,256)
   --nh N, --nj N         spmm_mm dense sizes (default 256, 16)
   --rank LIST            mttkrp and ttm: the dense factors' width R (default 16,32,64)
-  --tolerance X          largest relative error allowed against the first variant (default 1e-9);
-                         each row's error is in the CSV (rel_error)
+  --tolerance X          largest relative error allowed against the first variant (default 1e-9)
+                         for float64 results; each row's error is in the CSV (rel_error)
   --jobs N               JIT compilations run at once before the runs (default 4)
   --max-flops X          refuse variants performing more flops per run (default 6e10)
   --max-temp-gb X        refuse variants whose temporaries (or ttm's dense output) need more
@@ -78,6 +89,8 @@ struct Options {
   std::vector<std::string> kernels{"all"}, matrices, synthetic, tensors;
   std::string variants = "all", csv, plot, cacheDir, perturb, writeSynthetic;
   std::vector<int> threads;
+  std::vector<Format> formats{Format::csr()};
+  std::vector<ValueType> valueTypes{ValueType::Float64};
   int reps = 10, jobs = 4;
   double budget = 2, tolerance = 1e-9;
   DenseSizes sizes;
@@ -140,6 +153,12 @@ Options parseArgs(int argc, char** argv) {
       o.tensors.push_back(next());
     } else if (key == "--variants") {
       o.variants = next();
+    } else if (key == "--format") {
+      std::string list = next();
+      o.formats = parseMatrixFormats(list, "argument '--format " + list + "'");
+    } else if (key == "--value-type") {
+      std::string list = next();
+      o.valueTypes = parseValueTypes(list, "argument '--value-type " + list + "'");
     } else if (key == "--threads") {
       o.threads = integers<int>(arg, next());
     } else if (key == "--reps") {
@@ -311,61 +330,145 @@ std::string describe(const Row& r) {
   return buf;
 }
 
-void perturb(TensorData& m) {
-  std::vector<double>& v = valuesOf(m);
-  if (!v.empty()) v[v.size() / 2] = v[v.size() / 2] * (1 + 1e-6) + 1e-6;
+std::string shortNumber(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", x);
+  return buf;
 }
 
-// Runs every variant of one (matrix, kernel) at every thread count; the first variant's warm-up
-// result is the reference the others must match.
-std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>& variants, const BenchKernel& k,
+// Moves one value by twice the tolerance it is checked to (of the largest), so that the check fails.
+void perturb(TensorData& m, double tolerance) {
+  std::vector<double>& v = valuesOf(m);
+  double largest = 0;
+  for (double x : v) largest = std::max(largest, std::abs(x));
+  if (!v.empty()) v[v.size() / 2] += (1e-6 + 2 * tolerance) * std::max(largest, 1.0);
+}
+
+// S as loaded (csr, csf) in float64: the storage every run is checked in.
+BenchKernel referenceStorage(BenchKernel k) {
+  k.format = k.tensor() ? Format::csf(3) : Format::csr();
+  k.valueType = ValueType::Float64;
+  return k;
+}
+
+// What every run of one kernel is checked against: the first variant's result on the reference
+// storage, and for float32 runs the same variant's result on |S| (float32Tolerance's magnitude).
+class Reference {
+ public:
+  // keepInputs: float32 runs will be checked (the magnitude reruns the reference on |S|).
+  Reference(const BenchKernel& k, const TensorData& loaded, bool keepInputs)
+      : kernel_(referenceStorage(k)), loaded_(loaded), keepInputs_(keepInputs) {}
+  const BenchKernel& kernel() const { return kernel_; }
+  bool empty() const { return name_.empty(); }
+  void set(const VariantSpec& v, const TensorValues& inputs, TensorData result) {
+    variant_ = v;
+    name_ = v.name + " on " + kernel_.storage();
+    if (keepInputs_) inputs_ = inputs;
+    result_ = std::move(result);
+  }
+  // The agreement of `got` (variant `variant`, kernel k), or Disagreement; `tolerance`: what it
+  // was checked to.
+  Agreement check(const Options& o, const MatrixSource& m, const BenchKernel& k, const std::string& variant, TensorData got,
+                  ReactKernels& kernels, double& tolerance) {
+    tolerance =
+        k.valueType == ValueType::Float64 ? o.tolerance : float32Tolerance(k, loaded_, result_, magnitude(o, kernels));
+    if (variant == o.perturb) perturb(got, tolerance);
+    Agreement a = compareResults(got, result_, tolerance);
+    if (!a.ok)
+      throw Disagreement(m.name + ", " + k.label() + ", S " + k.storage() + ": variant " + variant + " disagrees with " + name_ +
+                         ": " + a.detail);
+    return a;
+  }
+
+ private:
+  const TensorData& magnitude(const Options& o, ReactKernels& kernels) {
+    if (magnitude_) return *magnitude_;
+    TensorValues absolute = inputs_;
+    for (double& v : valuesOf(absolute.at("S"))) v = std::abs(v);
+    if (valuesOf(absolute.at("S")) == valuesOf(inputs_.at("S"))) return *(magnitude_ = result_);  // S >= 0
+    Prepared p = prepareVariant(variant_, kernel_, absolute, kernels, o.limits);
+    REACT_ASSERT(p.instance, "the reference variant " + variant_.name + " cannot run on |S|: " + p.cannotRun);
+    p.instance->run();
+    return *(magnitude_ = p.instance->result());
+  }
+
+  BenchKernel kernel_;
+  const TensorData& loaded_;
+  bool keepInputs_;
+  VariantSpec variant_;
+  std::string name_;
+  TensorValues inputs_;
+  TensorData result_;
+  std::optional<TensorData> magnitude_;
+};
+
+// Runs every variant of one (matrix, kernel) in each of its storages (`storages`: one kernel's,
+// inStorages) at every thread count, each checked against the Reference. The reference storage
+// runs first; where it is not among `storages`, only to get the reference (no rows, untimed).
+std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>& variants, std::vector<BenchKernel> storages,
                                const MatrixSource& m, const TensorData& s, ReactKernels& kernels,
                                const std::map<int, double>& bandwidth, Progress& progress) {
-  TensorValues inputs = kernelInputs(k, s);
-  WorkModel work = usefulWork(k, s);
+  Reference reference(storages.front(), s, std::any_of(storages.begin(), storages.end(), [](const BenchKernel& k) {
+                        return k.valueType == ValueType::Float32;
+                      }));
+  auto isReference = [&](const BenchKernel& k) { return k.storage() == reference.kernel().storage(); };
+  const bool referenceReported = std::any_of(storages.begin(), storages.end(), isReference);
+  if (!referenceReported) storages.insert(storages.begin(), reference.kernel());
+  std::stable_partition(storages.begin(), storages.end(), isReference);
   const std::vector<int64_t> shape = shapeOf(s);
   std::vector<Row> rows;
-  TensorData reference;
-  std::string referenceName;
-  for (const VariantSpec& v : variants) {
-    Prepared p = prepareVariant(v, k, inputs, kernels, o.limits);
-    std::optional<Row> measured;  // this variant's first row: serves all where its threads ignore --threads
-    for (int threads : o.threads) {
-      omp_set_num_threads(threads);
-      Row r{m.name, shape[0], shape[1], static_cast<int64_t>(valuesOf(s).size()), k.name, k.dims, v.name, threads, 1, "host", p.cannotRun.empty() ? "ok" : p.cannotRun,
-            "", {}, 0, work, p.performedFlops, p.device ? kernels.deviceBandwidth(*p.device) : bandwidth.at(threads)};
-      if (p.instance) r.space = p.instance->space();
-      r.note = p.note;
-      std::string item = m.name + " " + k.label() + " " + v.name + " t=" + std::to_string(threads);
-      progress.show(item);
-      if (p.instance && measured && !p.instance->followsOpenMPThreads()) {
-        r.variantThreads = measured->variantThreads;
-        r.timing = measured->timing;
-        r.note = "measured once, at --threads " + std::to_string(measured->threads) + " (its thread count does not follow --threads)";
-      } else if (p.instance) {
-        r.variantThreads = p.instance->threads();
-        auto start = std::chrono::steady_clock::now();
-        p.instance->run();  // warm-up
-        double first = secondsSince(start);
-        if (referenceName.empty() || threads == o.threads.front()) {
-          TensorData got = p.instance->result();
-          if (v.name == o.perturb) perturb(got);
-          if (referenceName.empty()) {
-            reference = std::move(got);
-            referenceName = v.name;
-          } else if (Agreement a = compareResults(got, reference, o.tolerance); !a.ok) {
-            throw Disagreement(m.name + ", " + k.label() + ": variant " + v.name + " disagrees with " + referenceName + ": " +
-                               a.detail);
-          } else {
-            r.relativeError = a.relativeError;
-          }
+  for (const BenchKernel& k : storages) {
+    TensorValues inputs = kernelInputs(k, s);
+    const bool reported = referenceReported || !isReference(k);
+    WorkModel work = usefulWork(k, inputs.at("S"));
+    for (const VariantSpec& v : variants) {
+      Prepared p = prepareVariant(v, k, inputs, kernels, o.limits);
+      if (!reported) {  // the reference alone
+        if (p.instance && reference.empty()) {
+          p.instance->run();
+          reference.set(v, inputs, p.instance->result());
         }
-        Instance* instance = p.instance.get();
-        r.timing = timeRuns([instance] { instance->run(); }, o.reps, o.budget, first);
+        continue;
       }
-      progress.finish(item, describe(r));
-      rows.push_back(r);
-      if (!measured) measured = r;
+      if (p.instance && !isReference(k) && reference.empty()) {
+        p.instance.reset();
+        p.cannotRun = "cannot run: no variant ran on S in " + reference.kernel().storage() + " to check it against";
+      }
+      std::optional<Row> measured;  // this variant's first row: serves all where its threads ignore --threads
+      for (int threads : o.threads) {
+        omp_set_num_threads(threads);
+        Row r{m.name, shape[0], shape[1], static_cast<int64_t>(valuesOf(s).size()), k.name, k.dims, v.name, threads, 1, "host",
+              p.cannotRun.empty() ? "ok" : p.cannotRun, "", {}, 0, work, p.performedFlops,
+              p.device ? kernels.deviceBandwidth(*p.device) : bandwidth.at(threads), k.format.str(), toString(k.valueType)};
+        if (p.instance) r.space = p.instance->space();
+        r.note = p.note;
+        std::string item = m.name + " " + k.label() + " " + k.storage() + " " + v.name + " t=" + std::to_string(threads);
+        progress.show(item);
+        if (p.instance && measured && !p.instance->followsOpenMPThreads()) {
+          r.variantThreads = measured->variantThreads;
+          r.timing = measured->timing;
+          r.note = "measured once, at --threads " + std::to_string(measured->threads) + " (its thread count does not follow --threads)";
+        } else if (p.instance) {
+          r.variantThreads = p.instance->threads();
+          auto start = std::chrono::steady_clock::now();
+          p.instance->run();  // warm-up
+          double first = secondsSince(start);
+          if (reference.empty()) {
+            TensorData got = p.instance->result();
+            if (v.name == o.perturb) perturb(got, o.tolerance);
+            reference.set(v, inputs, std::move(got));
+          } else if (threads == o.threads.front()) {
+            double tolerance = 0;
+            r.relativeError = reference.check(o, m, k, v.name, p.instance->result(), kernels, tolerance).relativeError;
+            if (k.valueType == ValueType::Float32) r.note += "; float32 result within " + shortNumber(tolerance) + " of the float64 reference";
+          }
+          Instance* instance = p.instance.get();
+          r.timing = timeRuns([instance] { instance->run(); }, o.reps, o.budget, first);
+        }
+        progress.finish(item, describe(r));
+        rows.push_back(r);
+        if (!measured) measured = r;
+      }
     }
   }
   return rows;
@@ -387,7 +490,7 @@ void runPlot(const std::string& csv, const std::string& plot) {
 int run(int argc, char** argv) {
   auto start = std::chrono::steady_clock::now();
   Options o = parseArgs(argc, argv);
-  std::vector<BenchKernel> kernelList = benchmarkKernels(o.kernels, o.sizes);
+  std::vector<BenchKernel> kernelList = inStorages(benchmarkKernels(o.kernels, o.sizes), o.formats, o.valueTypes);
   std::vector<VariantSpec> variants = parseVariants(o.variants);
   if (!o.perturb.empty() && std::none_of(variants.begin(), variants.end(), [&](const VariantSpec& v) { return v.name == o.perturb; }))
     argError("--testing-perturb " + o.perturb, "not one of the variants run");
@@ -438,9 +541,12 @@ int run(int argc, char** argv) {
     described += ", " + std::to_string(valuesOf(s).size()) + " stored entries";
     if (const SparseTensor* t = std::get_if<SparseTensor>(&s)) described += ", " + fibreStats(*t).str();
     std::vector<Row> matrixRows;
-    for (const BenchKernel& k : kernelsFor(kernelList, m)) {
-      std::vector<Row> r = benchmarkItem(o, variants, k, m, s, kernels, bandwidth, progress);
+    const std::vector<BenchKernel> inputKernels = kernelsFor(kernelList, m);
+    for (auto k = inputKernels.begin(); k != inputKernels.end();) {  // one kernel's storages together
+      auto end = std::find_if(k, inputKernels.end(), [&](const BenchKernel& x) { return x.label() != k->label(); });
+      std::vector<Row> r = benchmarkItem(o, variants, {k, end}, m, s, kernels, bandwidth, progress);
       matrixRows.insert(matrixRows.end(), r.begin(), r.end());
+      k = end;
     }
     progress.clear();
     for (int t : o.threads) {
@@ -454,6 +560,7 @@ int run(int argc, char** argv) {
     rows.insert(rows.end(), matrixRows.begin(), matrixRows.end());
   }
   std::printf("\n%s", formatSummary(summarizeSpeedups(rows)).c_str());
+  if (std::string formats = formatCostSummary(rows); !formats.empty()) std::printf("\n%s", formats.c_str());
   std::printf("compile: %.2f s (JIT, outside the timings)\n", kernels.compileSeconds());
 
   std::string csv = o.csv;

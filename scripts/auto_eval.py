@@ -15,7 +15,12 @@ usage: /usr/bin/python3 scripts/auto_eval.py --react a.csv [b.csv ...] [--scipy 
 import argparse
 import csv
 import math
+import os
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_results import storage  # noqa: E402
 
 FIXED = ["none-openmp", "maximal-openmp", "react-openmp", "none-openmp-right", "maximal-openmp-right",
          "react-openmp-right"]
@@ -29,7 +34,7 @@ def load(files):
         for r in csv.DictReader(open(f)):
             if r["status"] != "ok":
                 continue
-            key = (r["matrix"], r["kernel"], r["dims"], r["threads"])
+            key = (r["matrix"], r["kernel"], r["dims"] + storage(r), r["threads"])
             t = float(r["median_s"])
             v = r["variant"]
             if (key, v) not in best or t < best[(key, v)]:

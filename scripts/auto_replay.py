@@ -16,6 +16,10 @@ import math
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_results import storage  # noqa: E402
 
 FIXED = ["none-openmp", "maximal-openmp", "react-openmp", "none-openmp-right", "maximal-openmp-right",
          "react-openmp-right"]
@@ -26,7 +30,8 @@ def measurements(files):
     best, kernel = {}, {}
     for f in files:
         for r in csv.DictReader(open(f)):
-            if r["status"] != "ok" or r["variant"] not in FIXED:
+            # program() writes S in csr and float64: rows of another --format or --value-type are not replayed
+            if r["status"] != "ok" or r["variant"] not in FIXED or storage(r):
                 continue
             key, v = (r["matrix"], r["kernel"], r["dims"]), r["variant"]
             best[(key, v)] = min(best.get((key, v), float("inf")), float(r["median_s"]))

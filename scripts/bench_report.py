@@ -36,7 +36,11 @@ above's entries) and coordinates (4 bytes), and the values (8 bytes); nnz0 is S'
 without redundancy: the sum over l per fibre (2R per entry), multiplied by C(k,j) once per fibre
 (2R per fibre); maximal fusion performs 3R nnz. TTM writes its output dense (NI x NJ x R), and the
 model counts that output: react runs no `{Sparse,Sparse,Dense}` output yet
-([benchmarks-tensors.md](benchmarks-tensors.md))."""
+([benchmarks-tensors.md](benchmarks-tensors.md)).
+
+With `--format csc` or `dcsr`, S's bytes are those of that format's levels (csc: NJ+1 positions;
+dcsr: the rows with entries, twice); with `--value-type float32`, every value (S's, the dense
+inputs', the output's) counts 4 bytes instead of 8."""
 
 METHOD = """\
 - **Variants.** `none`, `maximal` and `react` are react's fusion modes (no fusion, TACO-style
@@ -59,6 +63,33 @@ METHOD = """\
   TACO cannot express and its results are in [benchmarks-taco.md](benchmarks-taco.md).
 - **Check before timing.** Each variant's warm-up result is compared with react-openmp's (1e-9
   relative to the largest entry, same pattern); a disagreement stops the run (exit status 3).
+- **Formats and value types** (`--format LIST`, `--value-type LIST`). `--format csr,csc,dcsr` runs
+  the matrix kernels with S stored in each format (the same values: drawn in csr, then converted;
+  the tensor kernels read csf whatever `--format` says), and `--value-type float64,float32` with
+  every tensor (inputs, temporaries, result) in each type (the float64 inputs rounded). Rows and
+  the CSV (columns `format` and `value_type`, appended after `note`) name both; a row in csc or
+  dcsr shows its median over the same (matrix, kernel, variant, threads, type) on csr (`x csr`),
+  and the summary their geometric mean and largest over the matrices, the measure of "a csc or
+  dcsr input costs at most 1.1x the same kernel on csr":
+  `react-bench --matrix M.mtx --format csr,csc,dcsr --threads 1 --variants react-openmp,maximal-openmp,auto-openmp`.
+  The library and TACO variants read csr in float64 only, and say so in their rows; react refuses
+  sddmm, norm_row and softmax on csc or dcsr, whose result would be stored at S's pattern in that
+  format, which react does not store yet ([formats.md](formats.md): a result is csr or dense; a
+  dense A would time NI x NJ zeros, another kernel), so today spmm_mm (dense result) is the
+  kernel the format comparison measures. Every run, in any format and type, is checked against
+  the first variant on csr float64 (run untimed when csr float64 is not asked for).
+- **float32 check.** A float32 result is compared with the float64 reference to a tolerance
+  derived, not chosen: each float32 rounding (of an input, a product, an addition) is within
+  u = 2^-24 relative, libmvec's `expf` within 4 ulps (8 roundings); an entry computed through at
+  most m roundings is within gamma_m = m u / (1 - m u) of the sum of |terms| it adds up, in any
+  summation order (Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1). m is
+  n + 2f - 2 for a sum of n products of f inputs (sddmm: n = K, f = 3; spmm_mm: NH x the longest
+  row, 3; mttkrp: the largest slice, 3; ttm: the longest fibre, 2), n + 2 for norm_row and n + 20
+  for softmax (n: the longest row). The sum of |terms| of each entry is the kernel's value on |S|
+  (the dense inputs are in [0, 1)), so the tolerance on max|got - want| / max|want| is
+  gamma_m max|result on |S|| / max|want|; the row's note gives it (`apps/bench/check.cpp`). It is a
+  worst-case bound: on cora, spmm_mm's is 2.6e-3 and the measured errors are about 5e-7.
+  `scripts/cusparse_bench.py --dtype float32` runs cuSPARSE in float32 and checks it the same way.
 - **Timing.** `std::chrono::steady_clock` around the kernel call alone (inputs bound, outputs and
   the library pipelines' temporaries allocated once; react's unshrunk temporaries are allocated per
   call, as the generated code does). One warm-up, then up to `--reps` runs, fewer (at least one)

@@ -11,8 +11,19 @@ LIBRARIES = ("library-eigen", "library-kokkoskernels")
 REACT_VARIANTS = ("none-openmp", "maximal-openmp", "react-openmp", "none-kokkos", "maximal-kokkos", "react-kokkos")
 
 
+def storage(row):
+    """" [csc float32]" for a row whose S is in another format or whose tensors are of another type
+    than the input as loaded (react-bench --format, --value-type); "" for csr (csf) float64 and for
+    CSVs written before the format and value_type columns."""
+    fmt, vt = row.get("format") or "", row.get("value_type") or ""
+    if fmt in ("", "csr", "csf") and vt in ("", "float64"):
+        return ""
+    return " [" + " ".join(x for x in (fmt, vt) if x) + "]"
+
+
 def label(row):
-    return row["kernel"] + (" " + row["dims"] if row["dims"] else "")
+    """The kernel and its sizes, and the storage where not the default: "spmm_mm NH=256 NJ=16 [csc float64]"."""
+    return row["kernel"] + (" " + row["dims"] if row["dims"] else "") + storage(row)
 
 
 def load(*paths):

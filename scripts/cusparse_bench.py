@@ -3,7 +3,7 @@
 computed the way a PyTorch user would, timed with CUDA events, written with react-bench's CSV
 columns so that both files load together (scripts/bench_results.py).
 
-    python3 scripts/cusparse_bench.py --matrix DIR_OR_FILES... --csv out.csv [--reps 20]
+    python3 scripts/cusparse_bench.py --matrix DIR_OR_FILES... --csv out.csv [--reps 20] [--dtype float32]
 
 Variants (PyTorch 2.x calls; cuSPARSE does the sparse products):
   sddmm     torch.sparse.sampled_addmm(S, B, C, beta=0) (cuSPARSE SDDMM), then * S's values
@@ -13,7 +13,9 @@ Variants (PyTorch 2.x calls; cuSPARSE does the sparse products):
   softmax   torch.sparse.softmax(S, dim=1) on the COO form
 Inputs are moved to the GPU and converted (CSR, COO, row index of each entry) once, outside the
 timed region, as react-bench does. Each result is checked against SciPy/NumPy in float64 on the
-CPU (relative error below 1e-10) before timing.
+CPU before timing: a float64 run to a relative error below 1e-10, a float32 run (--dtype float32:
+every input, product and result in float32, as react-bench --value-type float32; TF32 off) within
+float32_tolerance, react-bench's bound (apps/bench/check.cpp derives it).
 """
 import argparse
 import csv
@@ -28,18 +30,21 @@ import scipy.sparse as sp
 import torch
 
 COLUMNS = ("matrix,rows,cols,nnz,kernel,dims,variant,threads,variant_threads,space,status,runs,median_s,min_s,max_s,"
-           "gflops,gbs,bw_fraction,model_flops,model_bytes,performed_flops,machine_gbs,note").split(",")
+           "gflops,gbs,bw_fraction,model_flops,model_bytes,performed_flops,machine_gbs,note,format,value_type").split(",")
+DTYPES = {"float64": torch.float64, "float32": torch.float32}
+VALUE_BYTES = {"float64": 8, "float32": 4}
 
 
-def useful_work(kernel, k, nh, nj, s):
-    """Flops and bytes of a non-redundant evaluation: the same model as react-bench (kernels.cpp)."""
+def useful_work(kernel, k, nh, nj, s, vb=8):
+    """Flops and bytes of a non-redundant evaluation: the same model as react-bench (kernels.cpp);
+    vb: bytes of a value (4 in float32)."""
     nnz, ni, ncols = float(s.nnz), float(s.shape[0]), float(s.shape[1])
-    sparse_read = nnz * (8 + 4) + (ni + 1) * 8
-    sparse_write = nnz * 8
+    sparse_read = nnz * (vb + 4) + (ni + 1) * 8
+    sparse_write = nnz * vb
     if kernel == "sddmm":
-        return nnz * (2 * k + 1), sparse_read + (ni + ncols) * k * 8 + sparse_write
+        return nnz * (2 * k + 1), sparse_read + (ni + ncols) * k * vb + sparse_write
     if kernel == "spmm_mm":
-        return 2 * nnz * nh + 2 * ni * nh * nj, sparse_read + (ncols * nh + nh * nj) * 8 + ni * nj * 8
+        return 2 * nnz * nh + 2 * ni * nh * nj, sparse_read + (ncols * nh + nh * nj) * vb + ni * nj * vb
     if kernel == "norm_row":
         return 2 * nnz, sparse_read + sparse_write
     return 3 * nnz, sparse_read + sparse_write
@@ -84,24 +89,51 @@ def copy_bandwidth(dev, nbytes=1 << 30, trials=10):
     return best
 
 
+def float32_roundings(kernel, k, nh, s):
+    """The roundings one result entry passes through at most in float32 (react-bench's
+    float32Roundings, apps/bench/check.cpp): n - 1 additions of the longest reduction, the inputs'
+    roundings and the products; expf within 4 ulps (CUDA's within 2)."""
+    row = int(np.max(np.diff(s.indptr), initial=0))
+    if kernel == "sddmm":
+        return k + 4
+    if kernel == "spmm_mm":
+        return nh * row + 4
+    return row + (2 if kernel == "norm_row" else 20)
+
+
+def float32_tolerance(kernel, k, nh, s, want, magnitude):
+    """gamma_m max|magnitude| / max|want| (gamma_m = m u / (1 - m u), u = 2^-24 + 2^-53): the bound
+    on the relative error relative_error measures; magnitude: the float64 result on |S|."""
+    u = 2.0 ** -24 + 2.0 ** -53
+    m = float32_roundings(kernel, k, nh, s)
+    if m * u >= 1:
+        return math.inf
+    gamma = m * u / (1 - m * u)
+    scale = np.max(np.abs(want)) if want.size else 0.0
+    largest = np.max(np.abs(magnitude)) if magnitude.size else 0.0
+    return gamma * largest / scale if scale > 0 else gamma * largest
+
+
 def relative_error(got, want):
     scale = np.max(np.abs(want)) if want.size else 0.0
     return float(np.max(np.abs(got - want)) / scale) if scale > 0 else float(np.max(np.abs(got - want), initial=0.0))
 
 
-def variants(kernel, s, k, nh, nj, dev, rng):
-    """(variant name, function to time, function returning the result and the float64 CPU reference)."""
+def variants(kernel, s, k, nh, nj, dev, rng, dtype=torch.float64):
+    """(variant name, function to time, function returning the result, the float64 CPU reference and
+    the reference on |S| (float32_tolerance's magnitude)). Every tensor is of `dtype`: the float64
+    inputs rounded to it."""
     n, m = s.shape
     crow = torch.from_numpy(s.indptr.astype(np.int64)).to(dev)
     col = torch.from_numpy(s.indices.astype(np.int64)).to(dev)
     if kernel in ("norm_row", "softmax"):
         s = s.copy()
         s.data = 0.5 + rng.random(s.nnz)  # positive values, as react-bench (kernels.cpp says why)
-    vals = torch.from_numpy(s.data.astype(np.float64)).to(dev)
+    vals = torch.from_numpy(s.data.astype(np.float64)).to(dev, dtype)
     S = torch.sparse_csr_tensor(crow, col, vals, size=(n, m), device=dev)
     if kernel == "sddmm":
         B_h, C_h = rng.random((n, k)), rng.random((k, m))
-        B, C = torch.from_numpy(B_h).to(dev), torch.from_numpy(C_h).to(dev)
+        B, C = torch.from_numpy(B_h).to(dev, dtype), torch.from_numpy(C_h).to(dev, dtype)
         out = {}
 
         def run():
@@ -113,12 +145,12 @@ def variants(kernel, s, k, nh, nj, dev, rng):
             for lo in range(0, s.nnz, 1 << 16):  # in chunks: nnz x K at once would not fit on the host
                 hi = min(s.nnz, lo + (1 << 16))
                 want[lo:hi] = s.data[lo:hi] * np.einsum("pk,pk->p", B_h[rows[lo:hi]], C_h[:, s.indices[lo:hi]].T)
-            return out["A"].cpu().numpy(), want
+            return out["A"].cpu().double().numpy(), want, np.abs(want)  # B, C >= 0: |S| gives |A|
         return [("library-cusparse", run, check)]
     if kernel == "spmm_mm":
         C_h, D_h = rng.random((m, nh)), rng.random((nh, nj))
-        C, D = torch.from_numpy(C_h).to(dev), torch.from_numpy(D_h).to(dev)
-        want = s @ (C_h @ D_h)
+        C, D = torch.from_numpy(C_h).to(dev, dtype), torch.from_numpy(D_h).to(dev, dtype)
+        want, magnitude = s @ (C_h @ D_h), abs(s) @ (C_h @ D_h)
         out = {}
 
         def left():
@@ -128,10 +160,10 @@ def variants(kernel, s, k, nh, nj, dev, rng):
             out["A"] = torch.sparse.mm(S, C @ D)
 
         def check():
-            return out["A"].cpu().numpy(), want
+            return out["A"].cpu().double().numpy(), want, magnitude
         return [("library-cusparse", left, check), ("library-cusparse-right", right, check)]
     if kernel == "norm_row":
-        ones = torch.ones(m, 1, dtype=torch.float64, device=dev)
+        ones = torch.ones(m, 1, dtype=dtype, device=dev)
         rows = torch.repeat_interleave(torch.arange(n, device=dev), crow[1:] - crow[:-1])
         out = {}
 
@@ -141,7 +173,8 @@ def variants(kernel, s, k, nh, nj, dev, rng):
 
         def check():
             r = np.asarray(s.sum(axis=1)).ravel()
-            return out["A"].cpu().numpy(), s.data / np.repeat(r, np.diff(s.indptr))
+            want = s.data / np.repeat(r, np.diff(s.indptr))
+            return out["A"].cpu().double().numpy(), want, want  # S > 0
         return [("library-cusparse", run, check)]
     coo = S.to_sparse_coo().coalesce()  # torch.sparse.softmax takes COO; CSR order is COO order
     out = {}
@@ -153,7 +186,8 @@ def variants(kernel, s, k, nh, nj, dev, rng):
         e = s.copy()
         e.data = np.exp(e.data)
         r = np.asarray(e.sum(axis=1)).ravel()
-        return out["A"].coalesce().values().cpu().numpy(), e.data / np.repeat(r, np.diff(s.indptr))
+        want = e.data / np.repeat(r, np.diff(s.indptr))
+        return out["A"].coalesce().values().cpu().double().numpy(), want, want  # S > 0
     return [("library-cusparse", run, check)]
 
 
@@ -173,11 +207,14 @@ def main():
     p.add_argument("--nj", type=int, default=16)
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--budget", type=float, default=2.0)
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="float64",
+                   help="every tensor's type (default float64); float32 results are checked within float32_tolerance")
     p.add_argument("--csv", required=True)
     a = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("cusparse_bench: no CUDA device")
     dev = torch.device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False  # float32 GEMMs in float32, not TF32's 10-bit mantissa
     name = torch.cuda.get_device_name(dev)
     bandwidth = copy_bandwidth(dev)
     print(f"cusparse_bench: {name}, torch {torch.__version__}, copy bandwidth {bandwidth / 1e9:.0f} GB/s", flush=True)
@@ -193,19 +230,20 @@ def main():
             sizes = [(int(k), 0, 0) for k in a.sddmm_k.split(",")] if kernel == "sddmm" else [(0, a.nh, a.nj)]
             for k, nh, nj in sizes:
                 dims = f"K={k}" if kernel == "sddmm" else (f"NH={nh} NJ={nj}" if kernel == "spmm_mm" else "")
-                flops, nbytes = useful_work(kernel, k, nh, nj, s)
-                for variant, run, check in variants(kernel, s, k, nh, nj, dev, np.random.default_rng(1)):
+                flops, nbytes = useful_work(kernel, k, nh, nj, s, VALUE_BYTES[a.dtype])
+                for variant, run, check in variants(kernel, s, k, nh, nj, dev, np.random.default_rng(1), DTYPES[a.dtype]):
                     row = dict(matrix=f.stem, rows=s.shape[0], cols=s.shape[1], nnz=s.nnz, kernel=kernel, dims=dims,
                                variant=variant, threads=1, variant_threads=1, space=f"cuda ({name})",
                                model_flops=f"{flops:.6g}", model_bytes=f"{nbytes:.6g}", performed_flops=f"{flops:.6g}",
-                               machine_gbs=f"{bandwidth / 1e9:.4g}", note="")
+                               machine_gbs=f"{bandwidth / 1e9:.4g}", note="", format="csr", value_type=a.dtype)
                     try:
                         run()
                         torch.cuda.synchronize()
-                        got, want = check()
+                        got, want, magnitude = check()
                         err = relative_error(got, want)
-                        if not err < 1e-10:
-                            raise RuntimeError(f"disagrees with SciPy: relative error {err:.3g}")
+                        tolerance = 1e-10 if a.dtype == "float64" else float32_tolerance(kernel, k, nh, s, want, magnitude)
+                        if not err <= tolerance:
+                            raise RuntimeError(f"disagrees with SciPy: relative error {err:.3g} (tolerance {tolerance:.2g})")
                         median, lo, hi, n = time_gpu(run, a.reps, a.budget)
                         row.update(status="ok", runs=n, median_s=f"{median:.6g}", min_s=f"{lo:.6g}", max_s=f"{hi:.6g}",
                                    gflops=f"{flops / median / 1e9:.6g}", gbs=f"{nbytes / median / 1e9:.6g}",

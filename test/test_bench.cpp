@@ -34,6 +34,14 @@ SparseTensor smallTensor(const std::vector<int64_t>& shape, int64_t entries, uin
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A react-bench command line refused as bad arguments (exit status 1), saying `message`.
+void checkRefused(const std::string& command, const std::string& message) {
+  test::CommandResult r = test::runCommand(command + " 2>&1");
+  INFO(command << "\n" << r.output);
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, message));
+}
+
 }  // namespace
 
 TEST_CASE("bench: compareResults accepts rounding and rejects a changed value, pattern, shape or NaN") {
@@ -204,10 +212,7 @@ TEST_CASE("bench: mttkrp and ttm: every variant agrees with react-openmp on smal
           CHECK(contains(p.cannotRun, "has no sparse 3-tensor kernels"));
           continue;
         }
-        if (v.fusion == FusionMode::Auto && !v.taco) {
-          CHECK(p.cannotRun == "cannot run: auto has statistics of csr inputs only (docs/formats.md)");
-          continue;
-        }
+        if (v.fusion == FusionMode::Auto && !v.taco) CHECK(contains(p.note, "auto chose "));  // on csf statistics
         if (v.rightAssociated && k.name == "ttm") {
           CHECK(p.cannotRun == "cannot run: no product chain to associate otherwise");
           continue;
@@ -328,12 +333,7 @@ TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the erro
       {" --tensor powerlaw:30x20:400", "argument '--tensor powerlaw:30x20:400': expected three dimensions IxJxK, got '30x20'"},
       {" --tensor powerlaw:30x20x25:400:1", "the exponent must be > 1"},
   };
-  for (const auto& [args, message] : refused) {
-    test::CommandResult r = test::runCommand(bench + args + " 2>&1");
-    INFO(args << "\n" << r.output);
-    CHECK(r.status == 1);
-    CHECK(contains(r.output, message));
-  }
+  for (const auto& [args, message] : refused) checkRefused(bench + args, message);
 }
 
 TEST_CASE("react-bench: checks variants before timing, rejects one that disagrees") {
@@ -358,11 +358,157 @@ TEST_CASE("react-bench: checks variants before timing, rejects one that disagree
   test::CommandResult bad = test::runCommand(base + " --testing-perturb library-eigen 2>&1");
   INFO(bad.output);
   CHECK(bad.status == 3);
-  CHECK(contains(bad.output, "cora, sddmm K=8: variant library-eigen disagrees with react-openmp: largest difference"));
+  CHECK(contains(bad.output, "cora, sddmm K=8, S csr float64: variant library-eigen disagrees with react-openmp on csr float64: "
+                             "largest difference"));
 
   test::CommandResult arg = test::runCommand(base + " --variants react-opnemp 2>&1");
   CHECK(arg.status == 1);
   CHECK(contains(arg.output, "unknown variant 'react-opnemp'"));
+}
+
+TEST_CASE("bench: S in csc and dcsr, and every tensor in float32, agree with react-openmp on csr float64") {
+  CsrMatrix s = test::randomCsr(40, 30, 0.2, 13);
+  s.val[2] = -s.val[2];  // a negative entry: the float32 bound's magnitude is then the result on |S|
+  ReactKernels kernels(test::testCache());
+  for (const BenchKernel& k : inStorages(benchmarkKernels({"sddmm", "spmm_mm", "norm_row", "softmax"}, smallSizes()),
+                                         parseMatrixFormats("csr,csc,dcsr", "f"), parseValueTypes("float64,float32", "t"))) {
+    INFO(k.label() << " " << k.storage());
+    BenchKernel onCsr = k;
+    onCsr.format = Format::csr();
+    onCsr.valueType = ValueType::Float64;
+    TensorValues refInputs = kernelInputs(onCsr, s), inputs = kernelInputs(k, s);
+    CHECK(formatOf(inputs.at("S")).str() == k.format.str());
+    CHECK(toString(valueTypeOf(inputs.at("S"))) == toString(k.valueType));
+    CHECK(toString(valueTypeOf(inputs.at(k.name == "sddmm" ? "B" : k.name == "spmm_mm" ? "D" : "S"))) == toString(k.valueType));
+    // The same entries in every format (rounded in float32).
+    DenseTensor want = csrToDense(std::get<CsrMatrix>(refInputs.at("S")));
+    if (k.valueType == ValueType::Float32) want.setValueType(ValueType::Float32);
+    const TensorData& stored = inputs.at("S");
+    CHECK(valuesOf(TensorData(std::holds_alternative<CsrMatrix>(stored) ? csrToDense(std::get<CsrMatrix>(stored))
+                                                                        : sparseToDense(std::get<SparseTensor>(stored)))) == want.data);
+    Prepared ref = prepareVariant(parseVariants("react-openmp")[0], onCsr, refInputs, kernels, {});
+    REQUIRE(ref.instance);
+    ref.instance->run();
+    for (const VariantSpec& v : parseVariants("react-openmp,maximal-openmp,auto-openmp,library-eigen")) {
+      INFO(v.name);
+      Prepared p = prepareVariant(v, k, inputs, kernels, {});
+      if (v.library && k.format != Format::csr()) {
+        CHECK(p.cannotRun == "cannot run: library-eigen reads S in csr only (not " + k.format.str() + ")");
+        continue;
+      }
+      if (v.library && k.valueType == ValueType::Float32) {
+        CHECK(p.cannotRun == "cannot run: library-eigen computes in float64 only");
+        continue;
+      }
+      if (k.name != "spmm_mm" && k.format != Format::csr()) {  // A at S's pattern: csr or dense only
+        CHECK(contains(p.cannotRun, "cannot run: 1:1: result 'A' of format " + k.format.str() + " is not supported yet"));
+        continue;
+      }
+      REQUIRE_MESSAGE(p.instance, p.cannotRun);
+      p.instance->run();
+      TensorData got = p.instance->result();
+      double tolerance = 1e-9;
+      if (k.valueType == ValueType::Float32) {
+        // The magnitude: react-openmp on |S| (norm_row and softmax read positive values already).
+        TensorValues absolute = refInputs;
+        for (double& x : valuesOf(absolute.at("S"))) x = std::abs(x);
+        Prepared m = prepareVariant(parseVariants("react-openmp")[0], onCsr, absolute, kernels, {});
+        m.instance->run();
+        tolerance = float32Tolerance(k, s, ref.instance->result(), m.instance->result());
+        CHECK(tolerance < 1e-4);
+        CHECK(tolerance > 1e-7);
+        // A float32 value one bound away from the reference fails.
+        TensorData off = got;
+        std::vector<double>& v = valuesOf(off);
+        double largest = 0;
+        for (double x : valuesOf(ref.instance->result())) largest = std::max(largest, std::abs(x));
+        v[v.size() / 2] += 2 * tolerance * largest;
+        CHECK_FALSE(compareResults(off, ref.instance->result(), tolerance).ok);
+      }
+      Agreement a = compareResults(got, ref.instance->result(), tolerance);
+      CHECK_MESSAGE(a.ok, a.detail);
+    }
+  }
+}
+
+TEST_CASE("bench: the float32 bound counts the roundings of the longest reduction") {
+  // Rows of 1, 3 and 2 entries; a 2 x 2 x 2 csf tensor with slices of 3 and 1 entries, fibres up to 2.
+  CsrMatrix s = test::randomCsr(3, 4, 0.0, 1);
+  s.rowptr = {0, 1, 4, 6};
+  s.col = {0, 0, 1, 3, 1, 2};
+  s.val = {1, 2, 3, 4, 5, 6};
+  CooTensor coo;
+  coo.shape = {2, 2, 2};
+  coo.crd = {{0, 0, 0, 1}, {0, 0, 1, 1}, {0, 1, 0, 1}};
+  coo.val = {1, 2, 3, 4};
+  const SparseTensor t = cooToSparse(coo, Format::csf(3));
+  DenseSizes sizes = smallSizes();
+  sizes.ranks = {3};
+  auto roundings = [&](const std::string& name) {
+    const BenchKernel k = benchmarkKernels({name}, sizes)[0];
+    return float32Roundings(k, k.tensor() ? TensorData(t) : TensorData(s));
+  };
+  CHECK(roundings("sddmm") == 8 + 4);        // K = 8 terms of 3 factors
+  CHECK(roundings("spmm_mm") == 12 * 3 + 4);  // NH x the longest row (3) terms of 3 factors
+  CHECK(roundings("norm_row") == 3 + 2);
+  CHECK(roundings("softmax") == 3 + 20);
+  CHECK(roundings("mttkrp") == 3 + 4);  // slice 0's 3 entries
+  CHECK(roundings("ttm") == 2 + 2);     // the longest fibre, (0,0): 2 entries of 2 factors
+  // gamma_m (m u / (1 - m u)) of the largest value, relative to the reference's largest.
+  const BenchKernel sddmm = benchmarkKernels({"sddmm"}, sizes)[0];
+  const double u = 0x1p-24 + 0x1p-53, gamma = 12 * u / (1 - 12 * u);
+  DenseTensor want({2}, 2.0), magnitude({2}, 6.0);
+  CHECK(float32Tolerance(sddmm, s, want, magnitude) == doctest::Approx(gamma * 3));
+  CHECK(float32Tolerance(sddmm, s, want, want) == doctest::Approx(gamma));
+}
+
+TEST_CASE("react-bench: --format and --value-type run, name the storage, compare with csr; bad values; auto on a tensor") {
+  std::string dir = std::string(REACT_BINARY_DIR) + "/bench-storage-test";
+  std::filesystem::create_directories(dir);
+  std::string bench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
+  std::string base = bench + " --synthetic powerlaw:200:4 --kernel spmm_mm,norm_row --nh 8 --nj 4 --threads 1 --reps 2" +
+                     " --variants react-openmp,maximal-openmp";
+  test::CommandResult formats = test::runCommand(base + " --format csr,csc,dcsr --csv " + dir + "/formats.csv 2>&1");
+  INFO(formats.output);
+  CHECK(formats.status == 0);
+  CHECK(contains(formats.output, "cost of S in another format: median over the same (matrix, kernel, variant, threads, type) on csr"));
+  CHECK(contains(formats.output, "cannot run: 1:1: result 'A' of format dcsr is not supported yet"));
+  // The last two columns: "format,value_type" (appended: earlier columns keep their places).
+  auto storage = [](const std::string& line) { return line.substr(line.rfind(',', line.rfind(',') - 1) + 1); };
+  std::ifstream csv(dir + "/formats.csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK(contains(header, ",machine_gbs,note,format,value_type"));
+  CHECK(header.rfind("matrix,rows,cols,nnz,kernel,dims,variant,threads,", 0) == 0);
+  std::map<std::string, int> ran;  // storage -> rows that ran
+  for (std::string line; std::getline(csv, line);)
+    if (contains(line, ",ok,")) ++ran[storage(line)];
+  CHECK(ran == std::map<std::string, int>{{"csc,float64", 2}, {"csr,float64", 4}, {"dcsr,float64", 2}});  // spmm_mm only on csc, dcsr
+  CHECK(contains(formats.output, "spmm_mm NH=8 NJ=4    react-openmp           csc   float64       1"));
+
+  test::CommandResult narrow = test::runCommand(base + " --value-type float32 --testing-perturb maximal-openmp 2>&1");
+  INFO(narrow.output);
+  CHECK(narrow.status == 3);
+  CHECK(contains(narrow.output, "spmm_mm NH=8 NJ=4, S csr float32: variant maximal-openmp disagrees with react-openmp on csr float64"));
+  test::CommandResult checked = test::runCommand(base + " --value-type float32 --csv " + dir + "/float32.csv 2>&1");
+  INFO(checked.output);
+  CHECK(checked.status == 0);
+  std::ifstream csv32(dir + "/float32.csv");
+  int within = 0;
+  for (std::string line; std::getline(csv32, line);) within += contains(line, "float32 result within ") ? 1 : 0;
+  CHECK(within == 2 * 2);  // both variants on both kernels, against react-openmp on csr float64 (run untimed)
+
+  const std::pair<std::string, std::string> refused[] = {
+      {" --format coo", "argument '--format coo': unknown format 'coo' (expected a comma list of csr, csc, dcsr)"},
+      {" --value-type int8", "argument '--value-type int8': unknown value type 'int8' (expected float32 or float64)"},
+  };
+  for (const auto& [args, message] : refused) checkRefused(base + args, message);
+
+  test::CommandResult tensor = test::runCommand(bench + " --tensor powerlaw:20x15x10:200 --rank 4 --threads 1 --reps 2" +
+                                                " --variants react-openmp,auto-openmp --testing-perturb auto-openmp 2>&1");
+  INFO(tensor.output);
+  CHECK(tensor.status == 3);  // auto-openmp ran and was checked
+  CHECK(contains(tensor.output, "mttkrp R=4, S csf float64: variant auto-openmp disagrees with react-openmp on csf float64"));
 }
 
 TEST_CASE("suitesparse_fetch.sh: verifies and unpacks, skips what is there, fails cleanly offline") {

@@ -22,32 +22,56 @@ struct DenseSizes {
   std::vector<int64_t> ranks{16, 32, 64};  // one mttkrp and one ttm kernel per rank R
 };
 
-// The matrix kernels run on a csr matrix S; the tensor kernels (mttkrp, ttm) on a csf 3-tensor S.
+// The matrix kernels run on a matrix S loaded as csr and stored in `format` (csr, csc or dcsr:
+// --format); the tensor kernels (mttkrp, ttm) on a csf 3-tensor S. Every tensor of the kernel
+// (inputs, temporaries, result) is of `valueType` (--value-type).
 struct BenchKernel {
   std::string name;  // "sddmm", "spmm_mm", "norm_row", "softmax", "mttkrp", "ttm"
   std::string dims;  // "K=64", "NH=256 NJ=16", "R=16", "" (norm_row, softmax)
   std::string text;  // operator form or index notation, output A, sparse input S
   int64_t k = 0, nh = 0, nj = 0;
   int64_t rank = 0;  // mttkrp, ttm: the dense factors' width R
+  Format format = Format::csr();              // S as the kernel reads it (tensor kernels: csf)
+  ValueType valueType = ValueType::Float64;  // of every tensor
   bool tensor() const { return rank > 0; }
   std::string label() const;  // "sddmm K=64"
+  // S's format and the value type, "csc float32": kernels of one label in different storages
+  // compute the same values.
+  std::string storage() const;
 };
 
 const std::vector<std::string>& kernelNames();
 // names: kernel names or "all"; throws react::UserError on an unknown name.
 std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names, const DenseSizes& sizes);
-// Why `s` cannot be the kernel's S (a matrix kernel takes a csr matrix, a tensor kernel a csf
-// 3-tensor), or "".
+// --format's and --value-type's comma lists: each a react::UserError naming `argument` and what
+// was expected where an item is not csr, csc, dcsr (float32, float64); in the order given.
+std::vector<Format> parseMatrixFormats(const std::string& list, const std::string& argument);
+std::vector<ValueType> parseValueTypes(const std::string& list, const std::string& argument);
+// `kernels` once per storage: a matrix kernel in each of `formats`, a tensor kernel in csf, each
+// in every one of `types`; each kernel's storages together, in the order given.
+std::vector<BenchKernel> inStorages(const std::vector<BenchKernel>& kernels, const std::vector<Format>& formats,
+                                    const std::vector<ValueType>& types);
+
+// Why `s` cannot be the kernel's S as loaded (a matrix kernel takes a csr matrix, a tensor kernel
+// a csf 3-tensor), or "".
 std::string inputMismatch(const BenchKernel& k, const TensorData& s);
-// S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data);
-// norm_row and softmax read S's pattern with positive values (kernels.cpp says why). Both throw
-// react::UserError where S does not fit the kernel (inputMismatch).
+// The loaded S (csr, or csf) stored as the kernel reads it: in k.format, of k.valueType.
+TensorData storedAs(const BenchKernel& k, const TensorData& loaded);
+// S and the dense inputs (randomDense with fixed seeds, so every variant sees the same data),
+// in k's storage: the same values in every format, rounded to k.valueType; norm_row and softmax
+// read S's pattern with positive values (kernels.cpp says why). `s` is S as loaded; throws
+// react::UserError where it does not fit the kernel (inputMismatch).
 TensorValues kernelInputs(const BenchKernel& k, const TensorData& s);
+// The program; `s` gives S's shape, as loaded or in k's storage (else react::UserError).
 Program kernelProgram(const BenchKernel& k, const TensorData& s);
+// Why react's front end refuses the kernel in k's storage (a result at the pattern of a csc or
+// dcsr S: docs/formats.md), or "".
+std::string programRefusal(const BenchKernel& k, const TensorData& s);
 
 // Useful work of the kernel, the same for every variant (docs/benchmarks.md states the model):
 // flops a non-redundant evaluation performs, bytes it must move at least (inputs read once,
-// output written once; S's levels as 8-byte positions and 4-byte coordinates, 8-byte values).
+// output written once; S's levels as 8-byte positions and 4-byte coordinates, values of
+// k.valueType's size). `s` is S in k's storage (or as loaded, for csr float64).
 struct WorkModel {
   double flops = 0, bytes = 0;
 };
@@ -65,7 +89,7 @@ struct FibreStats {
 };
 FibreStats fibreStats(const SparseTensor& csf);
 // The cost model's symbols for the levels of a sparse tensor S above its last (costSymbols gives
-// nnz(S)): nnz0(S), nnz1(S), ..., each level's stored coordinates; none for csr.
+// nnz(S)): nnz0(S), nnz1(S), ..., each compressed level's stored coordinates; none for csr and csc.
 std::map<std::string, double> levelSymbols(const TensorData& s);
 
 // --- variants ---------------------------------------------------------------------------------
@@ -178,6 +202,13 @@ struct Agreement {
 // got and want agree when they have the same structure (shape, or csr pattern), NaN and infinities
 // at the same places, and max|got-want| <= tolerance * max|want|.
 Agreement compareResults(const TensorData& got, const TensorData& want, double tolerance = 1e-9);
+// The tolerance of a float32 result of k against its float64 reference `want` (S as loaded: `s`),
+// from float32's unit roundoff and the longest chain of roundings one result entry passes
+// through (check.cpp derives it). `magnitude`: the float64 result on |S| (the dense inputs are
+// nonnegative), which bounds the sum of |terms| of every entry; `want` itself where S >= 0.
+double float32Tolerance(const BenchKernel& k, const TensorData& s, const TensorData& want, const TensorData& magnitude);
+// The rounding steps float32Tolerance counts for k on s (its comment says how).
+int64_t float32Roundings(const BenchKernel& k, const TensorData& s);
 
 // --- timing -------------------------------------------------------------------------------------
 struct Timing {
@@ -216,6 +247,8 @@ struct Row {
   WorkModel work;
   double performedFlops = 0;
   double machineBandwidth = 0;  // copy bandwidth (bytes/s) measured at `threads`
+  std::string format = "csr", valueType = "float64";  // S's format, every tensor's value type
+  std::string storage() const { return format + " " + valueType; }
   bool ok() const { return status == "ok"; }
   std::string label() const { return dims.empty() ? kernel : kernel + " " + dims; }
   double gflops() const { return ok() ? work.flops / timing.median / 1e9 : 0; }
@@ -234,7 +267,7 @@ const Row* libraryRow(const std::vector<Row>& rows, const Row& r);
 // per kernel and thread count, over the matrices where both ran; and react-<emitter>'s fraction
 // of the copy bandwidth (geometric mean and largest).
 struct Summary {
-  std::string kernel, emitter;
+  std::string kernel, storage, emitter;  // storage: "csr float64" (Row's format and value type)
   int threads = 0;
   double overMaximal = 0, overNone = 0, overLibrary = 0;  // 0 = no pair
   int nMaximal = 0, nNone = 0, nLibrary = 0;
@@ -242,6 +275,13 @@ struct Summary {
 };
 std::vector<Summary> summarizeSpeedups(const std::vector<Row>& rows);
 std::string formatSummary(const std::vector<Summary>& s);
+// The same (matrix, kernel, variant, threads, value type) on csr that ran, for a row of another
+// format; null when there is none.
+const Row* csrRow(const std::vector<Row>& rows, const Row& r);
+// For each format other than csr, its median over csr's ("x csr"), per (kernel, variant, format,
+// value type, threads): geometric mean and largest over the matrices where both ran; "" when no
+// row is of another format.
+std::string formatCostSummary(const std::vector<Row>& rows);
 
 template <typename Run>
 Timing timeRuns(Run&& run, int reps, double budgetSeconds, double firstRunSeconds) {

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 namespace react::bench {
 
 std::string BenchKernel::label() const { return dims.empty() ? name : name + " " + dims; }
+std::string BenchKernel::storage() const { return format.str() + " " + toString(valueType); }
 
 const std::vector<std::string>& kernelNames() {
   static const std::vector<std::string> names{"sddmm", "spmm_mm", "norm_row", "softmax", "mttkrp", "ttm"};
@@ -39,6 +41,7 @@ std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names,
       for (int64_t r : sizes.ranks) {
         BenchKernel k{name, "R=" + std::to_string(r), text};
         k.rank = r;
+        k.format = Format::csf(3);
         kernels.push_back(k);
       }
     } else if (name == "norm_row") {
@@ -48,6 +51,46 @@ std::vector<BenchKernel> benchmarkKernels(const std::vector<std::string>& names,
     }
   }
   return kernels;
+}
+
+std::vector<Format> parseMatrixFormats(const std::string& list, const std::string& argument) {
+  std::vector<Format> formats;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item != "csr" && item != "csc" && item != "dcsr")
+      throw UserError(argument + ": unknown format '" + item + "' (expected a comma list of csr, csc, dcsr)");
+    Format f = parseFormat(item, 2);
+    if (std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
+  }
+  if (formats.empty()) throw UserError(argument + ": expected a comma list of csr, csc, dcsr");
+  return formats;
+}
+
+std::vector<ValueType> parseValueTypes(const std::string& list, const std::string& argument) {
+  std::vector<ValueType> types;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    ValueType t = parseValueType(item, argument);
+    if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
+  }
+  if (types.empty()) throw UserError(argument + ": expected a comma list of float64, float32");
+  return types;
+}
+
+std::vector<BenchKernel> inStorages(const std::vector<BenchKernel>& kernels, const std::vector<Format>& formats,
+                                    const std::vector<ValueType>& types) {
+  std::vector<BenchKernel> out;
+  for (const BenchKernel& k : kernels) {
+    const std::vector<Format> own = k.tensor() ? std::vector<Format>{k.format} : formats;
+    for (const Format& f : own)
+      for (ValueType t : types) {
+        BenchKernel stored = k;
+        stored.format = f;
+        stored.valueType = t;
+        out.push_back(stored);
+      }
+  }
+  return out;
 }
 
 namespace {
@@ -79,10 +122,10 @@ std::string describedInput(const TensorData& s) {
   return text;
 }
 
-// S read once: the values (8 bytes), every compressed level's positions (8 bytes) and coordinates
-// (4 bytes); csr: 12 nnz + 8 (NI + 1), as before the tensor kernels.
-double sparseBytes(const TensorData& s) {
-  double bytes = 8.0 * static_cast<double>(valuesOf(s).size());
+// S read once: the values (`valueBytes` each), every compressed level's positions (8 bytes) and
+// coordinates (4 bytes); csr float64: 12 nnz + 8 (NI + 1), as before the tensor kernels.
+double sparseBytes(const TensorData& s, double valueBytes) {
+  double bytes = valueBytes * static_cast<double>(valuesOf(s).size());
   if (const CsrMatrix* m = std::get_if<CsrMatrix>(&s)) return bytes + 4.0 * static_cast<double>(m->nnz()) + 8.0 * static_cast<double>(m->rows + 1);
   for (const LevelArrays& l : std::get<SparseTensor>(s).levels)
     bytes += 8.0 * static_cast<double>(l.pos.size()) + 4.0 * static_cast<double>(l.crd.size());
@@ -91,12 +134,20 @@ double sparseBytes(const TensorData& s) {
 
 }  // namespace
 
-std::string inputMismatch(const BenchKernel& k, const TensorData& s) {
+std::string inputMismatch(const BenchKernel& k, const TensorData& s) {  // S as loaded
   if (!k.tensor() && !std::holds_alternative<CsrMatrix>(s))
     return k.label() + " takes a csr matrix S (--matrix FILE.mtx or --synthetic), got " + describedInput(s);
   if (k.tensor() && !(std::holds_alternative<SparseTensor>(s) && formatOf(s) == Format::csf(3)))
     return k.label() + " takes a csf 3-tensor S (--tensor or --matrix FILE.tns), got " + describedInput(s);
   return "";
+}
+
+TensorData storedAs(const BenchKernel& k, const TensorData& loaded) {
+  requireFits(k, loaded);
+  TensorData s = loaded;
+  if (formatOf(s) != k.format) s = convertFormat(csrToSparse(std::get<CsrMatrix>(loaded)), k.format);
+  setValueType(s, k.valueType);
+  return s;
 }
 
 TensorValues kernelInputs(const BenchKernel& k, const TensorData& input) {
@@ -114,23 +165,39 @@ TensorValues kernelInputs(const BenchKernel& k, const TensorData& input) {
   } else {
     inputs["S"] = input;
   }
-  for (const DenseInput& d : denseInputs(k, input)) inputs[d.name] = randomDense(d.shape, d.seed);
+  // The values drawn in csr (the same in every format), then stored and rounded as k reads them.
+  inputs["S"] = storedAs(k, inputs.at("S"));
+  for (const DenseInput& d : denseInputs(k, input)) {
+    DenseTensor dense = randomDense(d.shape, d.seed);
+    dense.setValueType(k.valueType);
+    inputs[d.name] = std::move(dense);
+  }
   return inputs;
 }
 
 Program kernelProgram(const BenchKernel& k, const TensorData& s) {
-  requireFits(k, s);
+  if (formatOf(s) != k.format) requireFits(k, s);  // S as loaded, else in k's storage
   Environment env;
-  env.declare("S", shapeOf(s), formatOf(s));
-  for (const DenseInput& d : denseInputs(k, s)) env.declare(d.name, d.shape, Format::dense(2));
-  return parseProgram(k.text, env);
+  env.declare("S", shapeOf(s), k.format, k.valueType);
+  for (const DenseInput& d : denseInputs(k, s)) env.declare(d.name, d.shape, Format::dense(2), k.valueType);
+  return withValueTypes(parseProgram(k.text, env), {{"A", k.valueType}});
+}
+
+std::string programRefusal(const BenchKernel& k, const TensorData& s) {
+  try {
+    kernelProgram(k, s);
+    return "";
+  } catch (const UserError& e) {
+    return e.what();
+  }
 }
 
 std::map<std::string, double> levelSymbols(const TensorData& s) {
   std::map<std::string, double> symbols;
   if (const SparseTensor* t = std::get_if<SparseTensor>(&s))
     for (int l = 0; l + 1 < t->rank(); ++l)
-      symbols["nnz" + std::to_string(l) + "(S)"] = static_cast<double>(t->levels[l].crd.size());
+      if (t->format.levels()[l].storesCoordinates())  // csc's dense level 0 has none (the cost counts N)
+        symbols["nnz" + std::to_string(l) + "(S)"] = static_cast<double>(t->levels[l].crd.size());
   return symbols;
 }
 
@@ -153,34 +220,36 @@ std::string FibreStats::str() const {
 
 double denseOutputBytes(const BenchKernel& k, const TensorData& s) {
   const std::vector<int64_t> shape = shapeOf(s);
-  if (k.name == "ttm") return 8.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * static_cast<double>(k.rank);
-  if (k.name == "mttkrp") return 8.0 * static_cast<double>(shape[0]) * static_cast<double>(k.rank);
+  const double vb = static_cast<double>(valueBytes(k.valueType));
+  if (k.name == "ttm") return vb * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * static_cast<double>(k.rank);
+  if (k.name == "mttkrp") return vb * static_cast<double>(shape[0]) * static_cast<double>(k.rank);
   return 0;
 }
 
 WorkModel usefulWork(const BenchKernel& k, const TensorData& input) {
-  requireFits(k, input);
-  const double sparseRead = sparseBytes(input);
+  if (formatOf(input) != k.format) requireFits(k, input);  // S as loaded, else in k's storage
+  const double vb = static_cast<double>(valueBytes(k.valueType));
+  const double sparseRead = sparseBytes(input, vb);
+  const std::vector<int64_t> shape = shapeOf(input);
+  const double nnz = static_cast<double>(valuesOf(input).size()), ni = static_cast<double>(shape[0]);
   if (k.tensor()) {
     const SparseTensor& t = std::get<SparseTensor>(input);
-    const double nnz = static_cast<double>(t.nnz()), r = static_cast<double>(k.rank);
-    const double ni = static_cast<double>(t.shape[0]), n1 = static_cast<double>(t.shape[1]), n2 = static_cast<double>(t.shape[2]);
+    const double r = static_cast<double>(k.rank), n1 = static_cast<double>(shape[1]), n2 = static_cast<double>(shape[2]);
     if (k.name == "mttkrp") {  // the sum over l per fibre (2R per entry), times C(k,j) once per fibre (2R)
       const double fibres = static_cast<double>(fibreStats(t).fibres);
-      return {2 * r * (nnz + fibres), sparseRead + 8 * r * (n1 + n2) + 8 * ni * r};
+      return {2 * r * (nnz + fibres), sparseRead + vb * r * (n1 + n2) + vb * ni * r};
     }
-    return {2 * r * nnz, sparseRead + 8 * r * n2 + denseOutputBytes(k, input)};  // ttm: A dense NI x NJ x R
+    return {2 * r * nnz, sparseRead + vb * r * n2 + denseOutputBytes(k, input)};  // ttm: A dense NI x NJ x R
   }
-  const CsrMatrix& s = std::get<CsrMatrix>(input);
-  const double nnz = static_cast<double>(s.nnz()), ni = static_cast<double>(s.rows), nj = static_cast<double>(s.cols);
-  const double sparseWrite = nnz * 8;                       // values of A (S's pattern)
+  const double nj = static_cast<double>(shape[1]);
+  const double sparseWrite = nnz * vb;  // values of A (S's pattern)
   if (k.name == "sddmm") {
     double K = static_cast<double>(k.k);
-    return {nnz * (2 * K + 1), sparseRead + (ni + nj) * K * 8 + sparseWrite};
+    return {nnz * (2 * K + 1), sparseRead + (ni + nj) * K * vb + sparseWrite};
   }
   if (k.name == "spmm_mm") {
     double nh = static_cast<double>(k.nh), nJ = static_cast<double>(k.nj);
-    return {2 * nnz * nh + 2 * ni * nh * nJ, sparseRead + (nj * nh + nh * nJ) * 8 + ni * nJ * 8};
+    return {2 * nnz * nh + 2 * ni * nh * nJ, sparseRead + (nj * nh + nh * nJ) * vb + ni * nJ * vb};
   }
   if (k.name == "norm_row") return {2 * nnz, sparseRead + sparseWrite};  // sum, divide
   return {3 * nnz, sparseRead + sparseWrite};                             // softmax: exp, sum, divide

@@ -66,7 +66,7 @@ const Kernel& ReactKernels::get(const BenchKernel& k, const VariantSpec& v, cons
   VariantProgram vp = variantProgram(k, v, s, jit_);
   if (choice) *choice = vp.choice;
   // Auto's kernel is per decision: matrices with the same choice share it.
-  std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + v.name + "/" + vp.choice];
+  std::unique_ptr<Kernel>& slot = kernels_[k.label() + "/" + k.storage() + "/" + v.name + "/" + vp.choice];
   if (!slot) {
     CompileOptions options;
     options.target = v.target;
@@ -91,9 +91,10 @@ void ReactKernels::precompile(const std::vector<BenchKernel>& kernels, const std
   const TensorData anyTensor = cooToSparse(noEntries, Format::csf(3));
   for (const BenchKernel& k : kernels)
     for (const VariantSpec& v : variants) {
-      const TensorData& any = k.tensor() ? anyTensor : anyMatrixData;
-      // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain.
-      if (v.library || v.taco || v.fusion == FusionMode::Auto) continue;
+      const TensorData any = storedAs(k, k.tensor() ? anyTensor : anyMatrixData);
+      // Auto decides per matrix (get() compiles its choice); "-right" needs a product chain; the
+      // front end refuses some kernels in some storages (prepareVariant says why).
+      if (v.library || v.taco || v.fusion == FusionMode::Auto || !programRefusal(k, any).empty()) continue;
       if (v.rightAssociated && productChains(kernelProgram(k, any)).empty()) continue;
       std::pair<std::string, Target> source{emitSource(lowerToLoops(variantProgram(k, v, any, jit_).tree), v.target), v.target};
       // Variants may emit the same source (react and none where react fuses nothing): compiling
@@ -163,6 +164,16 @@ std::string refusal(double flops, double temporaryBytes, const std::string& temp
   return "";
 }
 
+// Why a library or TACO variant cannot take k's storage (their pipelines read S as csr, or csf,
+// and compute in double), or "".
+std::string storageRefusal(const VariantSpec& v, const BenchKernel& k) {
+  if (!v.library && !v.taco) return "";
+  const Format own = k.tensor() ? Format::csf(3) : Format::csr();
+  if (k.format != own) return "cannot run: " + v.name + " reads S in " + own.str() + " only (not " + k.format.str() + ")";
+  if (k.valueType != ValueType::Float64) return "cannot run: " + v.name + " computes in float64 only";
+  return "";
+}
+
 }  // namespace
 
 Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const TensorValues& inputs, ReactKernels& kernels,
@@ -172,6 +183,10 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
   // Every variant writes the tensor kernels' dense output (ttm's NI x NJ x R: docs/benchmarks-tensors.md).
   if (double bytes = denseOutputBytes(k, s); bytes > limits.maxTemporaryBytes) {
     p.cannotRun = refusal(0, bytes, "the dense output A", limits);
+    return p;
+  }
+  if (std::string why = storageRefusal(v, k); !why.empty()) {
+    p.cannotRun = why;
     return p;
   }
   if (v.library) {
@@ -203,8 +218,8 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
     if (!p.instance) p.cannotRun = "cannot run: " + why;
     return p;
   }
-  if (v.fusion == FusionMode::Auto && !std::holds_alternative<CsrMatrix>(s)) {
-    p.cannotRun = "cannot run: auto has statistics of csr inputs only (docs/formats.md)";
+  if (std::string why = programRefusal(k, s); !why.empty()) {
+    p.cannotRun = "cannot run: " + why;
     return p;
   }
   if (v.rightAssociated && productChains(kernelProgram(k, s)).empty()) {
