@@ -28,6 +28,8 @@ PROGRAMS = [
     ("softmax", "A = softmax(S, axis=1)", [], "S", ["react"]),
     # react keeps one row of j per (i,k) fibre; maximal multiplies all three per stored entry
     ("mttkrp", "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", ["-g=C:u:5", "-g=D:u:6", "-d=j:32"], "B", ["react", "maximal"]),
+    # written D first, react keeps a row of j per fibre, which fibre-chunks splits over team threads
+    ("mttkrp_fibre", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)", ["-g=C:u:5", "-g=D:u:6", "-d=j:32"], "B", ["react"]),
     ("ttm", "A(i,j,l) = B(i,j,k) * C(k,l)", ["-g=C:u:7", "-d=l:16"], "B", ["react"]),  # rank 3: a .tns result
 ]
 TOLERANCE = {"float64": 1e-12, "float32": 1e-5}

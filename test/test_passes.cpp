@@ -42,7 +42,7 @@ std::vector<PassExample> examples() {
   EmitOptions forced;
   forced.laneLoopsOutermost = true;
   const std::string sddmmText = "A = S * (B @ C)", spmmText = "A = S @ C @ D", rowSumsText = "r(i) = sum(S(i,j), j) * sum(B(i,k), k)";
-  const std::string mttkrpText = "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)";
+  const std::string mttkrpText = "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", mttkrpFibreText = "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)";
   const ValueType f32 = ValueType::Float32;
   auto typed = [](PassExample e, std::map<std::string, ValueType> types) {
     e.types = std::move(types);
@@ -52,8 +52,18 @@ std::vector<PassExample> examples() {
       {"lane-mapping", "sddmm", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"lane-mapping", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"lane-mapping", "row_sums", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
-      // A team's rows are the positions of B's first level; the lanes run j under the fibres' loops.
-      {"lane-mapping", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
+      // A team's rows are the positions of B's first level; the lanes run j under the fibres' loops
+      // (under the written order: with reassociation fibre-chunks places the lanes).
+      {"lane-mapping", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, written, {}},
+      // The fibres in chunks, A's updates atomic. Maximal: a row's fibres on one lane (a chain down
+      // to j); react: each fibre's three loops over j on the lanes, its T0 row reset last. SpMM's
+      // rows hold no sparse loop under their entries: left as they are.
+      {"fibre-chunks", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
+      typed({"fibre-chunks", "mttkrp_fibre_float32", mttkrpFibreText, mttkrp, FusionMode::React, Target::Kokkos, {}, {}},
+            {{"B", f32}, {"C", f32}, {"D", f32}, {"A", f32}}),
+      {"fibre-chunks", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      // The register's sum added atomically, once per row of a chunk.
+      {"register-accumulation", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
       // float32 accumulators, privates and identities.
       typed({"lane-mapping", "row_sums_float32", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
             {{"S", f32}, {"B", f32}, {"r", f32}}),
@@ -95,7 +105,7 @@ std::vector<PassExample> examples() {
       // MTTKRP's T0 row zeroed in the loop reading it, written B * D * C (a row of j per fibre) and
       // B * C * D (an (l, j) plane per slice: the nested reset joins both loops); spmm_mm's T0 read
       // by a nest over (h, j).
-      {"merge-resets", "mttkrp_fibre", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)", mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
+      {"merge-resets", "mttkrp_fibre", mttkrpFibreText, mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
       {"merge-resets", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
       {"merge-resets", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
@@ -204,6 +214,36 @@ TEST_CASE("loop IR verifier: a value changes type only through a cast") {
   CHECK_NOTHROW(ir::verify(withStatement(ir::let(x, Type::Float64, ir::binary(ir::BinOp::Add, one64, ir::cast(one32, Type::Float64))))));
   CHECK(ir::print(ir::cast(one32, Type::Float64)) == "f64(1.0f)");
   CHECK(ir::cast(one64, Type::Float64) == one64);  // no cast to the type a value has
+}
+
+TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+  auto withStatement = [&](const ir::Stmt& s) {
+    LoopProgram q = p;
+    q.body.push_back(s);
+    return q;
+  };
+  const ir::Expr a = ir::load(ir::Name{ir::Role::Values, "A"}, ir::intImm(0), ir::Type::Float64), one = ir::floatImm(1.0);
+  const LoopProgram atomic = withStatement(ir::atomicAdd(a, one));
+  CHECK_NOTHROW(ir::verify(atomic));
+  CHECK(atomic.str().find("atomic val_A[0] += 1.0") != std::string::npos);
+  auto set = ir::copy(ir::assign(a, one));
+  set->atomic = true;
+  CHECK_THROWS_WITH_AS(ir::verify(withStatement(set)), doctest::Contains("an atomic update that is not an addition into memory"),
+                       InternalError);
+  const ir::Name x{ir::Role::Generated, "x"};
+  auto intoVariable = ir::copy(ir::atomicAdd(ir::var(x, ir::Type::Float64), one));
+  CHECK_THROWS_WITH_AS(ir::verify(withStatement(ir::block({ir::let(x, ir::Type::Float64, one, true), intoVariable}))),
+                       doctest::Contains("an atomic update that is not an addition into memory"), InternalError);
+  auto printed = [&](Target t) {
+    LoopProgram scheduled = scheduleLoops(p, t);
+    scheduled.body.push_back(ir::atomicAdd(a, one));
+    return printSource(scheduled, t);
+  };
+  CHECK(printed(Target::OpenMP).find("#pragma omp atomic\n  val_A[0] += 1.0;") != std::string::npos);
+  CHECK(printed(Target::Kokkos).find("Kokkos::atomic_add(&val_A[0], 1.0);") != std::string::npos);
 }
 
 TEST_CASE("loop IR literals: of their type, reading back as the same value") {

@@ -257,6 +257,75 @@ TEST_CASE("tensors: MTTKRP on csf and coo and the matrix kernels on csc, dcsr an
   });
 }
 
+// fibre-chunks (passes/fibre_chunks.cpp): MTTKRP's fibres in chunks of 32 whatever their slices,
+// A's updates atomic. B has one slice holding most entries (its fibres split over many chunks),
+// a few light slices and empty ones (stored as empty rows in dss); run in the host's loop order
+// and in the GPU's (lanes outermost, forced), float64 and float32, in fusion modes maximal and react.
+TEST_CASE("tensors: Kokkos MTTKRP with the fibres in chunks equals the interpreter on a skewed tensor") {
+  const int64_t ni = 12, nk = 150, nl = 20, nj = 6;
+  DenseTensor dense({ni, nk, nl});
+  uint64_t state = 7;
+  auto next = [&]() { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int64_t k = 0; k < nk; ++k)
+    for (int64_t l = 0; l < nl; ++l)
+      if (next() % 4 != 0) dense.at({4, k, l}) = 1.0 + static_cast<double>(next() % 1000) / 1000;  // the heavy slice
+  for (int64_t i : {1, 2, 7, 11})  // light slices; 0, 3, 5, 6, 8, 9, 10 empty
+    for (int64_t e = 0; e < 5; ++e) dense.at({i, static_cast<int64_t>(next() % nk), static_cast<int64_t>(next() % nl)}) = 0.5;
+  std::vector<TensorCase> cases;
+  for (const Format& f : {Format::csf(3), parseFormat("dss", 3)})
+    for (const char* text : {"A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)"}) {
+      TensorCase c;
+      c.text = text;
+      c.what = std::string(text) + " with B " + f.str();
+      c.declare("B", denseToSparse(dense, f));
+      c.declare("C", randomPositive({nk, nj}, 3));
+      c.declare("D", randomPositive({nl, nj}, 4));
+      cases.push_back(std::move(c));
+    }
+  REQUIRE(std::get<SparseTensor>(cases[0].inputs.at("B")).levels[1].crd.size() > 4 * 32);  // the heavy slice spans chunks
+  std::vector<Program> programs;
+  std::vector<fuzz::Float32Variant> narrow;
+  for (const TensorCase& c : cases) {
+    programs.push_back(c.program());
+    fuzz::RandomProgram r;
+    r.inputs = c.inputs;
+    r.statements = parseIndexNotationStatements(c.text);
+    narrow.push_back(fuzz::float32Variant(r, c.program()));
+  }
+  for (const fuzz::Float32Variant& v : narrow) programs.push_back(v.compiled);
+  for (FusionMode mode : {FusionMode::Maximal, FusionMode::React})
+    for (bool gpuOrder : {false, true}) {
+      CompileOptions o;
+      o.fusion = mode;
+      o.target = Target::Kokkos;
+      o.jit = testCache();
+      o.emit.laneLoopsOutermost = gpuOrder;
+      std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+      for (size_t n = 0; n < cases.size(); ++n) {
+        const TensorCase& c = cases[n];
+        INFO(c.what << ", fusion " << toString(mode) << (gpuOrder ? ", the GPU's order" : "") << "\n" << kernels[n].source());
+        // React fuses B * C * D into an (l, j) plane per slice, which the slice's fibres share: no chunks.
+        const bool chunked = mode == FusionMode::Maximal || n % 2 == 1;
+        CHECK((kernels[n].source().find("react_chunk") != std::string::npos) == chunked);
+        CHECK((kernels[n].source().find("Kokkos::atomic_add") != std::string::npos) == chunked);
+        requireClose(programs[n], kernels[n].run(c.inputs), interpret(fuse(programs[n], mode), c.inputs), "float64 kernel");
+        const fuzz::Float32Variant& v = narrow[n];
+        auto mismatch = fuzz::compareWithinBounds(v.compiled, kernels[cases.size() + n].run(v.inputs),
+                                                  interpret(fuse(v.compiled, mode), v.inputs), v.bounds, fuzz::kFloat32VsFloat32,
+                                                  "float32 kernel");
+        CHECK_MESSAGE(!mismatch, (mismatch ? mismatch->detail : ""));
+      }
+    }
+  // Under the written order a slice stays one team thread's: no chunks, no atomics.
+  CompileOptions written;
+  written.fusion = FusionMode::Maximal;
+  written.target = Target::Kokkos;
+  written.emit.floatOrder = FloatOrder::Written;
+  const std::string source = emitSource(lowerToLoops(fuse(programs[0], FusionMode::Maximal)), Target::Kokkos, written.emit);
+  CHECK(source.find("react_chunk") == std::string::npos);
+  CHECK(source.find("atomic") == std::string::npos);
+}
+
 TEST_CASE("tensors: a kernel checks a sparse tensor's arrays and format, and the levels the ABI passes") {
   TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
   CompileOptions o;

@@ -261,15 +261,8 @@ class TreeLowering {
     }
     if (outer.kind != Iterations::Independent) return top;
     top->schedule = Schedule::Parallel;
-    for (Stmt& c : top->body) {
-      if (c->kind != StmtKind::For) continue;
-      IterationFacts inner = analyzeIterations(*c, p_.tensors);
-      auto annotated = copy(c);
-      annotated->iterations = inner.kind;
-      annotated->reduceTarget = inner.reduceTarget;
-      annotated->reduceOp = inner.op;
-      c = annotated;
-    }
+    for (Stmt& c : top->body)
+      if (c->kind == StmtKind::For) c = withIterations(c, p_.tensors);
     return top;
   }
 

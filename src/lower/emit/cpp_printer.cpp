@@ -109,6 +109,7 @@ void CppPrinter::stmt(const Stmt& s) {
                   expr(s->value) + ";");
     case StmtKind::Assign: {
       std::string t = expr(s->target), v = expr(s->value);
+      if (s->atomic) return atomicAdd(t, v);
       if (s->update == Update::Set) return line(t + " = " + v + ";");
       if (s->update == Update::Add) return line(t + " += " + v + ";");
       return line(t + " = react_max(" + t + ", " + v + ");");

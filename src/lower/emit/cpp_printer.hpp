@@ -28,6 +28,8 @@ class CppPrinter {
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
   virtual std::string epilogue() const { return ""; }
+  // `target += value` done atomically (an Assign marked atomic).
+  virtual void atomicAdd(const std::string& target, const std::string& value) = 0;
   // What comes before the kernel function's return type ("" or ending in a space).
   virtual std::string kernelAttributes() const { return ""; }
   // An element of an array (a Load), at an offset already printed.

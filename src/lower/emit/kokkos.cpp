@@ -96,6 +96,9 @@ extern "C" const char* react_runtime_describe() {
   }
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }
+  void atomicAdd(const std::string& target, const std::string& value) override {
+    line("Kokkos::atomic_add(&" + target + ", " + value + ");");
+  }
 
   void allocate(const StmtNode& a) override {
     std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);

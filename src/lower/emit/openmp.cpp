@@ -19,6 +19,10 @@ class OpenMPPrinter : public CppPrinter {
  protected:
   std::string includes() const override { return lower::kOpenMPPreludeText; }
   std::string functionQualifier() const override { return "static inline"; }
+  void atomicAdd(const std::string& target, const std::string& value) override {
+    line("#pragma omp atomic");
+    line(target + " += " + value + ";");
+  }
 
   // A kernel that accumulates into a temporary of its own (each thread's scratch row) goes without
   // GCC's unroll-and-jam: knowing that the scratch aliases nothing, GCC jams the sparse loop around

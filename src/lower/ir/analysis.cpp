@@ -132,4 +132,13 @@ IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::strin
   return r;
 }
 
+Stmt withIterations(const Stmt& loop, const std::map<std::string, TensorStorage>& tensors) {
+  IterationFacts facts = analyzeIterations(*loop, tensors);
+  auto annotated = copy(loop);
+  annotated->iterations = facts.kind;
+  annotated->reduceTarget = facts.reduceTarget;
+  annotated->reduceOp = facts.op;
+  return annotated;
+}
+
 }  // namespace react::ir

@@ -28,6 +28,10 @@ struct IterationFacts {
 IterationFacts analyzeIterations(const StmtNode& loop, const std::map<std::string, TensorStorage>& tensors,
                                  const std::set<std::string>& privates = {});
 
+// A copy of `loop` that records its facts (iterations, reduceTarget, reduceOp), privates counting
+// as writes: what lowering records on the loops of a parallel row for lane mapping.
+Stmt withIterations(const Stmt& loop, const std::map<std::string, TensorStorage>& tensors);
+
 // The logical index a loop visits (its counter's name).
 const std::string& loopIndex(const StmtNode& loop);
 // Does a dense loop (one over coordinates, not positions) run it?

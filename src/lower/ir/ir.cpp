@@ -168,6 +168,12 @@ Stmt assign(Expr target, Expr value, Update u) {
   return make(std::move(n));
 }
 
+Stmt atomicAdd(Expr target, Expr value) {
+  auto n = copy(assign(std::move(target), std::move(value), Update::Add));
+  n->atomic = true;
+  return n;
+}
+
 Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s) {
   StmtNode n;
   n.kind = StmtKind::For;

@@ -184,6 +184,10 @@ struct StmtNode {
   // Assign
   Expr target;
   Update update = Update::Set;
+  // Assign: workers that run at once may update the same element (fibre-chunks splits a row over
+  // team threads), so the update is atomic: an Add into memory (an access or a load), never a
+  // variable. Atomic adds reassociate the sum: only under the reassociated floating-point order.
+  bool atomic = false;
   // For
   Name counter;
   Expr lo, hi;
@@ -212,6 +216,7 @@ Stmt block(std::vector<Stmt> body, bool scoped = false);
 Stmt comment(const std::string& text);
 Stmt let(Name n, Type t, Expr value, bool isMutable = false);
 Stmt assign(Expr target, Expr value, Update u = Update::Set);
+Stmt atomicAdd(Expr target, Expr value);  // target += value, atomically (StmtNode::atomic)
 Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s = Schedule::Serial);
 Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool parallelInit);
 Stmt fill(const std::string& tensor, Type t, double init);

@@ -46,7 +46,9 @@ class TextPrinter {
       case StmtKind::Let:
         return line(std::string(s->isMutable ? "var " : "let ") + mangle(s->name) + ": " + toString(s->type) + " = " +
                     print(s->value));
-      case StmtKind::Assign: return line(print(s->target) + " " + updateText(s->update) + " " + print(s->value));
+      case StmtKind::Assign:
+        return line(std::string(s->atomic ? "atomic " : "") + print(s->target) + " " + updateText(s->update) + " " +
+                    print(s->value));
       case StmtKind::For: {
         std::string head = "for " + mangle(s->counter) + " in [" + print(s->lo) + ", " + print(s->hi) + ") " +
                            toString(s->schedule);

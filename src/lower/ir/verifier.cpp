@@ -123,6 +123,8 @@ class Verifier {
           fail("an assignment to an expression", s);
         }
         sameType(t->type, s->value->type, "the target", s);
+        if (s->atomic && (s->update != Update::Add || t->kind == ExprKind::Var))
+          fail("an atomic update that is not an addition into memory", s);
         return;
       }
       case StmtKind::For: {

@@ -115,41 +115,11 @@ struct DenseLanes : Mutator {
     const StmtNode* entries = entryLoop(*s);
     if (!entries) return s;
     const Name& positions = *rowPositions(*entries, s->counter);
-    const Expr stored = var(Name{Role::StoredEntries, positions.text}, Type::Int64), chunk = intImm(kEntriesPerChunk);
-    const Name chunkCounter{Role::Generated, "react_chunk"}, firstName{Role::Generated, "react_first"},
-        lastName{Role::Generated, "react_last"}, rowsEndName{Role::Generated, "react_rows_end"};
-    const Expr first = var(firstName, Type::Int64), last = var(lastName, Type::Int64);
-    const Expr end = binary(BinOp::Add, first, chunk);
-    auto rowOf = [&](Expr entry) {
-      return call(Callee::RowOf, {var(positions, Type::Int64), s->hi, std::move(entry)}, Type::Int64);
-    };
-
-    // The chunk's part of each row: the row's entries clipped to [first, last).
-    Stmt entriesLoop;
-    for (const Stmt& b : s->body)
-      if (b.get() == entries) entriesLoop = b;
-    auto part = copy(entriesLoop);
-    part->lo = call(Callee::Max, {entries->lo, first}, Type::Int64);
-    part->hi = call(Callee::Min, {entries->hi, last}, Type::Int64);
-    part->schedule = Schedule::Serial;
-    part->body = onLanes(entries->body);
-    std::vector<Stmt> rowBody;
-    for (const Stmt& b : s->body) rowBody.push_back(b.get() == entries ? Stmt(part) : b);
-    // The rows the chunk's entries belong to (bound once: a loop's bound is evaluated every iteration).
-    auto rows = copy(forLoop(s->counter, rowOf(first), var(rowsEndName, Type::Int64), std::move(rowBody)));
-    rows->iterations = Iterations::Independent;
-
     Expr lanes = floatImm(1.0);
     for (const Stmt& b : entries->body)
       if (b->kind == StmtKind::For) lanes = call(Callee::Max, {lanes, call(Callee::Cast, {b->hi}, Type::Float64)}, Type::Float64);
-    const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, stored, intImm(kEntriesPerChunk - 1)), chunk);
-    const Expr lastEntry = call(Callee::Select, {binary(BinOp::Lt, end, stored), end, stored}, Type::Int64);
-    const Expr rowsEnd = binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1));
-    auto chunks = copy(forLoop(chunkCounter, intImm(0), chunkCount,
-                               {let(firstName, Type::Int64, binary(BinOp::Mul, var(chunkCounter, Type::Int64), chunk)),
-                                let(lastName, Type::Int64, lastEntry), let(rowsEndName, Type::Int64, rowsEnd), rows},
-                               Schedule::Parallel));
-    chunks->iterations = Iterations::Independent;
+    auto chunks = chunkPositions(s, *entries, onLanes(entries->body), var(Name{Role::StoredEntries, positions.text}, Type::Int64),
+                                 kEntriesPerChunk);
     chunks->laneTrips = lanes;
     return chunks;
   }

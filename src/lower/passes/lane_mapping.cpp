@@ -28,37 +28,42 @@ struct LaneMapping : Mutator {
 
   Stmt visit(const Stmt& s) override {
     if (s->kind != StmtKind::For || s->schedule != Schedule::Parallel) return mutateChildren(s);
-    if (s->laneTrips) return s;  // its lanes are placed already (dense-lanes)
+    if (s->laneTrips) return s;  // its lanes are placed already (dense-lanes, fibre-chunks)
+    LanePlacement lanes = placeOnLanes(s->body, p, reassociate);
     auto row = copy(s);
-    Expr inner = floatImm(1.0);
-    row->body.clear();
-    for (const Stmt& c : s->body) {
-      if (c->kind == StmtKind::Let && c->name.role == Role::Index) {
-        row->body.push_back(c);
-        continue;
-      }
-      const StmtNode* lanes = nullptr;
-      if (c->kind == StmtKind::For && c->iterations == Iterations::Independent) {
-        auto v = copy(c);
-        v->schedule = Schedule::Vector;
-        row->body.push_back(v);
-        lanes = c.get();
-      } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar && reassociate) {
-        row->body.push_back(reduceOnLanes(c, c->reduceTarget, c->reduceOp, [](Stmt combine) { return single({combine}); }));
-        lanes = c.get();
-      } else {
-        row->body.push_back(single({c}));
-        lanes = laneLoop(*c, p.tensors);
-      }
-      if (lanes) inner = call(Callee::Max, {inner, trips(*lanes)}, Type::Float64);
-    }
-    row->laneTrips = inner;
+    row->body = std::move(lanes.body);
+    row->laneTrips = lanes.trips;
     return row;
   }
-
 };
 
 }  // namespace
+
+LanePlacement placeOnLanes(const std::vector<Stmt>& body, const LoopProgram& p, bool reassociate) {
+  LanePlacement out;
+  out.trips = floatImm(1.0);
+  for (const Stmt& c : body) {
+    if (c->kind == StmtKind::Let && c->name.role == Role::Index) {
+      out.body.push_back(c);
+      continue;
+    }
+    const StmtNode* lanes = nullptr;
+    if (c->kind == StmtKind::For && c->iterations == Iterations::Independent) {
+      auto v = copy(c);
+      v->schedule = Schedule::Vector;
+      out.body.push_back(v);
+      lanes = c.get();
+    } else if (c->kind == StmtKind::For && c->iterations == Iterations::ReduceScalar && reassociate) {
+      out.body.push_back(reduceOnLanes(c, c->reduceTarget, c->reduceOp, [](Stmt combine) { return single({combine}); }));
+      lanes = c.get();
+    } else {
+      out.body.push_back(single({c}));
+      lanes = laneLoop(*c, p.tensors);
+    }
+    if (lanes) out.trips = call(Callee::Max, {out.trips, trips(*lanes)}, Type::Float64);
+  }
+  return out;
+}
 
 LoopProgram mapLanes(const LoopProgram& p, bool reassociate) { return LaneMapping(p, reassociate).mutate(p); }
 

@@ -22,6 +22,13 @@ LoopProgram mergeResets(const LoopProgram& p);
 // launch picks lanes per row at run time. Without reassociate (the written floating-point order)
 // a reduction runs on one lane.
 LoopProgram mapLanes(const LoopProgram& p, bool reassociate = true);
+// Lane mapping's rule for the statements of one row (or of one fibre, under fibre-chunks), by
+// the iterations recorded on each loop: the statements on the lanes, and the lanes' trip count.
+struct LanePlacement {
+  std::vector<ir::Stmt> body;
+  ir::Expr trips;
+};
+LanePlacement placeOnLanes(const std::vector<ir::Stmt>& body, const LoopProgram& p, bool reassociate);
 
 // Kokkos: a Single whose statement is a chain of loops down to a dense loop of independent
 // iterations runs that loop on the lanes. On a device the lane loop becomes the outermost and each
@@ -33,7 +40,8 @@ LoopProgram interchangeLaneLoops(const LoopProgram& p, bool forced);
 
 // A Vector loop whose body is a chain of loops ending in one accumulation into an element those
 // loops do not move (A(i,j) += T(i,h) * D(h,j), h inside j) accumulates in a register and stores
-// once: a chain of dependent loads and stores to memory is what made it slow.
+// once: a chain of dependent loads and stores to memory is what made it slow. An atomic update
+// (fibre-chunks) adds the register's sum to the element.
 LoopProgram accumulateInRegisters(const LoopProgram& p);
 
 // Kokkos: a parallel row loop whose one statement is a loop over the row's stored entries whose
@@ -42,6 +50,22 @@ LoopProgram accumulateInRegisters(const LoopProgram& p);
 // in chunks of equal length regardless of rows (a chunk's rows found by RowOf). The loop it gives
 // has its laneTrips set, and lane mapping leaves it as it is.
 LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
+
+// The rows of a Parallel loop `row` whose statement `entries` runs over the row's stored positions
+// (positions[r] .. positions[r + 1]; `count` of them in all), handed to the workers in chunks of
+// `chunkLength` positions regardless of rows: a Parallel loop over the chunks (react_chunk) that
+// binds the chunk's positions [react_first, react_last) and runs the rows they belong to (from
+// RowOf(react_first) to react_rows_end, the loop's last statement), each with `entries` clipped to
+// the chunk and running `entryBody`. The row's privates become the chunk loop's.
+std::shared_ptr<ir::StmtNode> chunkPositions(const ir::Stmt& row, const ir::StmtNode& entries, std::vector<ir::Stmt> entryBody,
+                                             const ir::Expr& count, int64_t chunkLength);
+
+// Kokkos, reassociated order: a parallel row loop (a csf tensor's slices) whose one statement is the
+// loop over its fibres (the positions of the level below), each holding a loop over a sparse level
+// of its own, runs over the fibres in chunks of equal length regardless of rows (chunkPositions),
+// every update of shared memory under it atomic, the lanes placed along the dense loop under each
+// fibre. The loop it gives has its laneTrips set, and lane mapping leaves it as it is.
+LoopProgram chunkFibres(const LoopProgram& p);
 
 // A dense input matrix read along its stride (C(k,j) over k) by a loop that reads along its index
 // (OpenMP: an innermost loop; Kokkos: a lane loop), which a loop around it repeats, is read from a

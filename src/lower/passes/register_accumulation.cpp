@@ -54,6 +54,7 @@ struct RegisterAccumulation : Mutator {
         if (st.get() != update) return mutateChildren(st);
         auto n = copy(st);
         n->target = acc;
+        n->atomic = false;
         return n;
       }
     } toRegister;
@@ -66,9 +67,11 @@ struct RegisterAccumulation : Mutator {
         loop->body.push_back(b);
         continue;
       }
-      loop->body.push_back(let(acc->name, target->type, target, true));
+      // An atomic update (other team threads add to the element too) adds the register's sum once;
+      // otherwise the register starts from the element and replaces it.
+      loop->body.push_back(let(acc->name, target->type, update->atomic ? floatImm(0.0, target->type) : target, true));
       loop->body.push_back(toRegister.mutate(b));
-      loop->body.push_back(assign(target, acc));
+      loop->body.push_back(update->atomic ? atomicAdd(target, acc) : assign(target, acc));
     }
     return loop;
   }

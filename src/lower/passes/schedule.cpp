@@ -12,6 +12,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   if (!reassociate) passes.push_back({"written-order", runReductionsInOrder});
   if (target == Target::Kokkos) {
     if (reassociate) passes.push_back({"dense-lanes", mapLanesToDenseReductions});
+    if (reassociate) passes.push_back({"fibre-chunks", chunkFibres});
     passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::Kokkos); }});
     passes.push_back({"lane-mapping", [reassociate](const LoopProgram& p) { return mapLanes(p, reassociate); }});
     bool forced = options.laneLoopsOutermost;

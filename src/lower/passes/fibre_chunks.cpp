@@ -1,0 +1,169 @@
+// Kokkos: the fibres of a csf tensor (the positions of the level under the rows), not its slices,
+// split evenly over the team threads, the updates of a row that several team threads share atomic.
+//
+// Why: MTTKRP's outer parallel loop runs over B's slices, one slice per team thread. On a
+// power-law tensor one slice holds a large part of the entries, and the whole kernel waits for
+// the one team thread that runs it (on an H100, 137 ms against 8.8 ms for 16 CPU cores). Handed
+// out in chunks of kFibresPerChunk fibres regardless of slices, as dense-lanes hands out a
+// matrix's entries, a heavy slice is split over many team threads; each chunk finds its first
+// and last slices by a binary search over the fibre positions (RowOf).
+//
+// What it costs: a slice split over chunks is updated by several team threads, so every update
+// of memory they share (A(i,j) +=) becomes an atomic addition. Lanes then run along the dense
+// loop under each fibre, as lane mapping places them for a row: where the row is a chain of loops
+// down to a dense loop (maximal fusion's `A(i,j) += B * C(k,j) * D(l,j)`), the chain is one
+// lane's and interchange puts the lane loop outermost on a device, so register-accumulation holds
+// each slice's part in a register and adds it atomically once per (slice, chunk, j); otherwise
+// (react's per-fibre row T0 and its reset, three loops under the fibre) the slices and fibres
+// run on every lane and each statement of a fibre goes to the lanes by lane mapping's rule, an
+// atomic addition per (fibre, j). (Before this pass that case ran a slice on one lane.)
+//
+// Decided at compile time: the atomics add one per (slice, chunk) and lane of a chunked slice to
+// the row-per-thread form's one store per (slice, lane) in maximal fusion, and a chunk's two
+// binary searches cost a few dozen cached loads against kFibresPerChunk fibres' work, so a
+// balanced tensor loses little; a skewed one, known only at run time, gains the most.
+// Atomics reassociate the sums: under the written order the slices keep one team thread each.
+//
+// What it requires of the row: its one statement is the loop over its fibres, each of which holds
+// a loop over a sparse level below (work of its own under each fibre, which can be skewed); every
+// update of shared memory there adds, and nothing there reads what is added into (a row's partial
+// sum would be read half made); a private temporary is reset by the last statement of the fibre
+// that writes it (a chunk may hold the fibres of several rows, and keeps its privates between them);
+// no locals, no co-iteration.
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/passes/passes.hpp"
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+// Fibres per team thread: a fibre of a power-law tensor holds a few entries, so 32 of them are
+// enough to pay for the chunk's two binary searches over the fibre positions.
+constexpr int64_t kFibresPerChunk = 32;
+
+// The tensors written by assignments in `body`, other than privates.
+std::set<std::string> sharedWrites(const std::vector<Stmt>& body, const std::set<std::string>& privates, bool& allAdd) {
+  std::set<std::string> written;
+  allAdd = true;
+  forEachStmt(body, [&](const Stmt& s) {
+    if (s->kind != StmtKind::Assign || s->target->kind != ExprKind::Access || privates.count(s->target->tensor)) return;
+    written.insert(s->target->tensor);
+    allAdd = allAdd && s->update == Update::Add;
+  });
+  return written;
+}
+
+// Is every assignment to `tensor` in `s` a reset to `init`?
+bool resets(const Stmt& s, const std::string& tensor, double init) {
+  bool only = true;
+  forEachStmt(s, [&](const Stmt& st) {
+    if (st->kind == StmtKind::Assign && writtenTensor(*st) == tensor)
+      only = only && st->update == Update::Set && st->value->kind == ExprKind::FloatImm && st->value->floatValue == init;
+  });
+  return only;
+}
+
+bool writes(const Stmt& s, const std::string& tensor) {
+  bool w = false;
+  forEachStmt(s, [&](const Stmt& st) { w |= st->kind == StmtKind::Assign && writtenTensor(*st) == tensor; });
+  return w;
+}
+
+struct FibreChunks : Mutator {
+  explicit FibreChunks(const LoopProgram& p) : p(p) {}
+  const LoopProgram& p;
+
+  // The row loop's loop over its fibres when it qualifies (the file's comment says what for).
+  const StmtNode* fibreLoop(const StmtNode& row) const {
+    if (row.schedule != Schedule::Parallel || row.laneTrips) return nullptr;
+    const StmtNode* fibres = onlyStatement(row);
+    if (!fibres || fibres->kind != StmtKind::For || !rowPositions(*fibres, row.counter) || declaresLocals(*fibres)) return nullptr;
+    bool nestedSparse = false, other = false;
+    forEachStmt(fibres->body, [&](const Stmt& s) {
+      nestedSparse |= s->kind == StmtKind::For && !isDenseLoop(*s);
+      other |= s->kind == StmtKind::Merge || (s->kind == StmtKind::Let && s->isMutable) ||
+               (s->kind == StmtKind::For && s->schedule != Schedule::Serial);
+    });
+    if (!nestedSparse || other) return nullptr;
+    std::set<std::string> privates;
+    for (const PrivateBuffer& b : row.privates) privates.insert(b.tensor);
+    bool allAdd = true;
+    const std::set<std::string> shared = sharedWrites(fibres->body, privates, allAdd);
+    if (!allAdd) return nullptr;
+    bool readsShared = false;
+    forEachStmt(fibres->body, [&](const Stmt& s) {
+      auto check = [&](const Expr& e) { readsShared |= e->kind == ExprKind::Access && shared.count(e->tensor); };
+      forEachExpr(s->value, check);
+      if (s->target)
+        for (const Expr& a : s->target->args) forEachExpr(a, check);
+    });
+    if (readsShared) return nullptr;
+    for (const PrivateBuffer& b : row.privates) {
+      const Stmt* last = nullptr;
+      for (const Stmt& s : fibres->body)
+        if (writes(s, b.tensor)) last = &s;
+      if (last && !resets(*last, b.tensor, b.init)) return nullptr;
+    }
+    return fibres;
+  }
+
+  // Every update of memory the team threads share, atomic.
+  static std::vector<Stmt> atomically(const std::vector<Stmt>& body, const std::set<std::string>& privates) {
+    struct Atomics : Mutator {
+      const std::set<std::string>* privates;
+      Stmt visit(const Stmt& s) override {
+        if (s->kind != StmtKind::Assign || s->target->kind != ExprKind::Access || privates->count(s->target->tensor))
+          return mutateChildren(s);
+        return atomicAdd(s->target, s->value);
+      }
+    } atomics;
+    atomics.privates = &privates;
+    return atomics.mutate(body);
+  }
+
+  Stmt visit(const Stmt& s) override {
+    if (s->kind != StmtKind::For) return mutateChildren(s);
+    const StmtNode* fibres = fibreLoop(*s);
+    if (!fibres) return s;
+    std::set<std::string> privates;
+    for (const PrivateBuffer& b : s->privates) privates.insert(b.tensor);
+    std::vector<Stmt> fibreBody = atomically(fibres->body, privates);
+    // The number of fibres: the fibre positions' entry past the last row.
+    const Expr count = load(fibres->lo->name, s->hi, Type::Int64);
+    const bool chain = laneLoop(*fibres, p.tensors) != nullptr;
+    LanePlacement lanes;
+    if (!chain) {
+      // The fibre's statements by lane mapping's rule; the rows and fibres above them on every lane.
+      for (Stmt& b : fibreBody)
+        if (b->kind == StmtKind::For) b = withIterations(b, p.tensors);
+      lanes = placeOnLanes(fibreBody, p, true);
+      fibreBody = std::move(lanes.body);
+    }
+    auto chunks = chunkPositions(s, *fibres, std::move(fibreBody), count, kFibresPerChunk);
+    if (chain) {
+      // One lane runs a row's fibres down to their dense loop (interchange gives that loop the lanes).
+      auto rows = copy(chunks->body.back());
+      for (Stmt& b : rows->body)
+        if (b->kind == StmtKind::For) {
+          auto serial = copy(b);
+          serial->iterations = Iterations::Dependent;
+          b = serial;
+        }
+      lanes = placeOnLanes(rows->body, p, true);
+      rows->body = std::move(lanes.body);
+      chunks->body.back() = rows;
+    }
+    chunks->laneTrips = lanes.trips;
+    return chunks;
+  }
+};
+
+}  // namespace
+
+LoopProgram chunkFibres(const LoopProgram& p) { return FibreChunks(p).mutate(p); }
+
+}  // namespace react::passes

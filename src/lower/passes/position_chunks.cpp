@@ -1,0 +1,53 @@
+// A row loop's stored positions handed to the workers in chunks of equal length, whatever their
+// rows: what dense-lanes and fibre-chunks share.
+#include "lower/ir/analysis.hpp"
+#include "lower/passes/passes.hpp"
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+std::shared_ptr<StmtNode> chunkPositions(const Stmt& row, const StmtNode& entries, std::vector<Stmt> entryBody,
+                                         const Expr& count, int64_t chunkLength) {
+  const Name& positions = *rowPositions(entries, row->counter);
+  const Expr chunk = intImm(chunkLength);
+  const Name chunkCounter{Role::Generated, "react_chunk"}, firstName{Role::Generated, "react_first"},
+      lastName{Role::Generated, "react_last"}, rowsEndName{Role::Generated, "react_rows_end"};
+  const Expr first = var(firstName, Type::Int64), last = var(lastName, Type::Int64);
+  const Expr end = binary(BinOp::Add, first, chunk);
+  auto rowOf = [&](Expr entry) {
+    return call(Callee::RowOf, {var(positions, Type::Int64), row->hi, std::move(entry)}, Type::Int64);
+  };
+
+  // The chunk's part of each row: the row's positions clipped to [first, last).
+  std::vector<Stmt> rowBody;
+  for (const Stmt& b : row->body) {
+    if (b.get() != &entries) {
+      rowBody.push_back(b);
+      continue;
+    }
+    auto part = copy(b);
+    part->lo = call(Callee::Max, {entries.lo, first}, Type::Int64);
+    part->hi = call(Callee::Min, {entries.hi, last}, Type::Int64);
+    part->schedule = Schedule::Serial;
+    part->body = std::move(entryBody);
+    rowBody.push_back(part);
+  }
+  // The rows the chunk's positions belong to (bound once: a loop's bound is evaluated every iteration).
+  auto rows = copy(forLoop(row->counter, rowOf(first), var(rowsEndName, Type::Int64), std::move(rowBody)));
+  rows->iterations = Iterations::Independent;
+
+  const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, count, intImm(chunkLength - 1)), chunk);
+  const Expr lastPosition = call(Callee::Select, {binary(BinOp::Lt, end, count), end, count}, Type::Int64);
+  const Expr rowsEnd = binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1));
+  auto chunks = copy(forLoop(chunkCounter, intImm(0), chunkCount,
+                             {let(firstName, Type::Int64, binary(BinOp::Mul, var(chunkCounter, Type::Int64), chunk)),
+                              let(lastName, Type::Int64, lastPosition), let(rowsEndName, Type::Int64, rowsEnd), rows},
+                             Schedule::Parallel));
+  chunks->iterations = Iterations::Independent;
+  chunks->privates = row->privates;
+  return chunks;
+}
+
+}  // namespace react::passes
