@@ -315,8 +315,8 @@ def tensor_section(out):
     if block is not None:
         out += ["", "## Tensors", "",
                 "MTTKRP and TTM on csf 3-tensors ([benchmarks-tensors.md](benchmarks-tensors.md): command, "
-                "fibre statistics, the variants, why react's fused MTTKRP is slower than maximal fusion and what "
-                "fixes it).", "", block]
+                "fibre statistics, the variants, the fused MTTKRP's code generation, the GPU's fibre chunks).",
+                "", block]
 
 
 def main():
