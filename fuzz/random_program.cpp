@@ -289,7 +289,7 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
       p.counts.contractions += contraction ? 1 : 0;
       std::set<std::string> read;
       for (const ExprNode* a : accesses(st.rhs))
-        if (p.inputs.count(a->tensor) && read.insert(a->tensor).second) ++p.counts.reads[formatKey(p.env.tensors.at(a->tensor).format)];
+        if (p.inputs.count(a->tensor) && read.insert(a->tensor).second) ++p.counts.reads[formatKey(p.env.tensors.at(a->tensor).declaredFormat())];
       values = referenceEvaluate({st}, compiled, values);
       p.env = env;
       p.statements.push_back(st);

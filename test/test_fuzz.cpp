@@ -255,7 +255,7 @@ TEST_CASE("fuzz: the generator draws csc, dcsr, coo, csf in any mode ordering an
   CHECK(counts.refused > 0);  // the front end's refusals are counted, not silently redrawn
   // Most drawn statements are kept, and each format is read by many kept statements.
   CHECK(counts.kept > counts.refused + counts.brokeValueRules);
-  for (const char* format : {"csr", "csc", "dcsr", "csf", "dense3"}) CHECK_MESSAGE(counts.reads[format] > 5, format);
+  for (const char* format : {"csr", "csc", "dcsr", "coo", "csf", "dense3"}) CHECK_MESSAGE(counts.reads[format] > 5, format);
 }
 
 TEST_CASE("fuzz: reproducers and shrinking keep csc, dcsr, csf and dense 3-tensor inputs exactly") {
