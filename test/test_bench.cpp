@@ -34,6 +34,16 @@ SparseTensor smallTensor(const std::vector<int64_t>& shape, int64_t entries, uin
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A fresh folder of the build tree for one test's files.
+std::string testDir(const std::string& name) {
+  const std::string dir = std::string(REACT_BINARY_DIR) + "/" + name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// react-bench with the tests' JIT cache.
+const std::string kBench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
+
 // A react-bench command line refused as bad arguments (exit status 1), saying `message`.
 void checkRefused(const std::string& command, const std::string& message) {
   test::CommandResult r = test::runCommand(command + " 2>&1");
@@ -308,10 +318,8 @@ TEST_CASE("bench: a tensor kernel refuses a matrix and a matrix kernel a tensor;
 }
 
 TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the errors of pairing kernels with inputs") {
-  std::string dir = std::string(REACT_BINARY_DIR) + "/bench-tensor-test";
-  std::filesystem::create_directories(dir);
+  const std::string dir = testDir("bench-tensor-test"), bench = kBench;
   std::ofstream(dir + "/tiny.tns") << "# i k l value\n1 1 2 1.5\n1 1 4 2\n1 3 1 -1\n2 2 3 0.5\n";
-  std::string bench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
   std::string base = bench + " --tensor powerlaw:30x20x25:400 --matrix " + dir + "/tiny.tns --rank 4 --threads 1 --reps 2" +
                      " --variants react-openmp,maximal-openmp,taco-default";
   test::CommandResult good = test::runCommand(base + " --csv " + dir + "/good.csv 2>&1");
@@ -337,11 +345,10 @@ TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the erro
 }
 
 TEST_CASE("react-bench: checks variants before timing, rejects one that disagrees") {
-  std::string dir = std::string(REACT_BINARY_DIR) + "/bench-test";
-  std::filesystem::create_directories(dir);
-  std::string base = std::string(REACT_BINARY_DIR) + "/bin/react-bench --matrix " + test::sharedMatrixDir() +
+  const std::string dir = testDir("bench-test");
+  std::string base = kBench + " --matrix " + test::sharedMatrixDir() +
                      "/cora.mtx --synthetic powerlaw:300:4 --kernel sddmm,norm_row --sddmm-k 8 --threads 1,2 --reps 2"
-                     " --variants react-openmp,maximal-openmp,library-eigen --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
+                     " --variants react-openmp,maximal-openmp,library-eigen";
   test::CommandResult good = test::runCommand(base + " --csv " + dir + "/good.csv 2>&1");
   INFO(good.output);
   CHECK(good.status == 0);
@@ -463,9 +470,7 @@ TEST_CASE("bench: the float32 bound counts the roundings of the longest reductio
 }
 
 TEST_CASE("react-bench: --format and --value-type run, name the storage, compare with csr; bad values; auto on a tensor") {
-  std::string dir = std::string(REACT_BINARY_DIR) + "/bench-storage-test";
-  std::filesystem::create_directories(dir);
-  std::string bench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
+  const std::string dir = testDir("bench-storage-test"), bench = kBench;
   std::string base = bench + " --synthetic powerlaw:200:4 --kernel spmm_mm,norm_row --nh 8 --nj 4 --threads 1 --reps 2" +
                      " --variants react-openmp,maximal-openmp";
   test::CommandResult formats = test::runCommand(base + " --format csr,csc,dcsr --csv " + dir + "/formats.csv 2>&1");
