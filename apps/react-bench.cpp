@@ -43,9 +43,9 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
                          taco-default, taco-best (TACO's default schedule and the best one
                          written by hand; only in a build configured with -DREACT_TACO_DIR),
                          auto-openmp (auto decides per matrix), none-openmp-right,
-                         maximal-openmp-right, react-openmp-right (product chains associated
-                         right to left: spmm_mm as S @ (C @ D)), or all (default; the taco
-                         variants where react-bench was built with TACO)
+                         maximal-openmp-right, react-openmp-right, react-kokkos-right (product
+                         chains associated right to left: spmm_mm as S @ (C @ D)), or all
+                         (default; the taco variants where react-bench was built with TACO)
   --threads LIST         OpenMP thread counts, e.g. 1,2 (default: all cores); Kokkos variants run
                          on Kokkos' default execution space (Serial in Debian's Kokkos: 1 thread;
                          a GPU in a CUDA build, with inputs copied there once, outside the timings);

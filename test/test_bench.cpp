@@ -91,7 +91,7 @@ TEST_CASE("bench: library pipelines, auto and the right-associated variants agre
     REQUIRE(ref.instance);
     ref.instance->run();
     TensorData want = ref.instance->result();
-    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,react-openmp-right,maximal-openmp-right")) {
+    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,react-openmp-right,maximal-openmp-right,react-kokkos-right")) {
       INFO(k.label() << " " << v.name);
       Prepared p = prepareVariant(v, k, inputs, kernels, limits);
       if (v.rightAssociated && k.name != "spmm_mm") {  // only spmm_mm has a product chain

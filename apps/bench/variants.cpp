@@ -18,7 +18,7 @@ const std::vector<std::string>& variantNames() {
                                               "library-eigen",  "library-kokkoskernels",
                                               "taco-default",   "taco-best",
                                               "auto-openmp",    "none-openmp-right", "maximal-openmp-right",
-                                              "react-openmp-right"};
+                                              "react-openmp-right", "react-kokkos-right"};
   return names;
 }
 
