@@ -378,3 +378,26 @@ TEST_CASE("tensors: a coo input is read as given and converted to csf once, when
   // auto counts the levels kernels iterate: coo's statistics are csf's.
   CHECK(inputStats(c.inputs).sparse.at("B").levelPositions == inputStats(asCsf).sparse.at("B").levelPositions);
 }
+
+TEST_CASE("tensors: an input whose unique form is csr (a singleton under a dense level) is bound as csr data") {
+  // One entry in each row: `dq` stores it; kernels iterate csr, whose data is a CsrMatrix.
+  CooTensor one;
+  one.shape = {4, 5};
+  one.crd = {{0, 1, 2, 3}, {4, 0, 2, 1}};
+  one.val = {1.5, -2, 3, 0.5};
+  const Format dq = parseFormat("dq", 2);
+  CHECK(dq.iterated() == Format::csr());
+  Environment env;
+  env.declare("S", {4, 5}, dq);
+  env.declare("C", {5, 3}, Format::dense(2));
+  const Program p = parseOperatorForm("A = S * 2; B = S @ C", env);
+  TensorValues given{{"S", cooToSparse(one, dq)}, {"C", randomPositive({5, 3}, 9)}};
+  TensorValues asCsr{{"S", sparseToCsr(cooToSparse(one, Format::csr()))}, {"C", given.at("C")}};
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.jit = testCache();
+  Kernel k = Kernel::compile(p, o);
+  const TensorValues got = k.run(given), want = k.run(asCsr);
+  for (const char* name : {"A", "B"}) CHECK(fuzz::relativeError(got.at(name), want.at(name)) == 0);
+  CHECK(fuzz::relativeError(interpret(fuse(p, FusionMode::React), given).at("B"), want.at("B")) == 0);
+}

@@ -39,7 +39,8 @@ std::optional<std::string> inputFormMismatch(const TensorData& v, const TensorDe
 const TensorData& iteratedInput(const TensorDecl& d, const TensorData& v, std::optional<TensorData>& converted) {
   const SparseTensor* t = std::get_if<SparseTensor>(&v);
   if (!t || d.given.levels().empty() || t->format != d.given) return v;
-  converted = convertFormat(*t, d.format);
+  // csr data is a CsrMatrix (a `dq` input iterates as csr).
+  converted = d.format == Format::csr() ? TensorData(sparseToCsr(*t)) : TensorData(convertFormat(*t, d.format));
   return *converted;
 }
 
