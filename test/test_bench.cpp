@@ -165,7 +165,7 @@ TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why
 }
 
 TEST_CASE("bench: names, work model and timing statistics") {
-  CHECK(parseVariants("all").size() == (tacoAvailable() ? 14u : 12u));
+  CHECK(parseVariants("all").size() == (tacoAvailable() ? 15u : 13u));
   CHECK(parseVariants("library-eigen,react-openmp")[0].name == "react-openmp");  // report order
   CHECK_THROWS_WITH_AS(parseVariants("react-cuda"), doctest::Contains("unknown variant 'react-cuda'"), UserError);
   CHECK_THROWS_WITH_AS(benchmarkKernels({"spmv"}, {}), doctest::Contains("unknown kernel 'spmv'"), UserError);
