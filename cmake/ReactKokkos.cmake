@@ -11,11 +11,12 @@
 #    directory is /usr/lib/include), so we use the headers in /usr/include/trilinos and link the
 #    trilinos_kokkos* libraries directly.
 # Sets REACT_KOKKOS_JIT_CXX, REACT_KOKKOS_JIT_FLAGS, REACT_KOKKOS_LIBRARY_FILES (libraries and link
-# flags for the JIT), REACT_KOKKOS_CUDA.
+# flags for the JIT), REACT_KOKKOS_CUDA, REACT_KOKKOS_CUBLAS.
 add_library(react_kokkos_kernels INTERFACE)
 add_library(react::kokkos_kernels ALIAS react_kokkos_kernels)
 set(REACT_HAVE_KOKKOS_KERNELS OFF)
 set(REACT_KOKKOS_CUDA OFF)
+set(REACT_KOKKOS_CUBLAS OFF)
 set(REACT_KOKKOS_JIT_CXX "${CMAKE_CXX_COMPILER}")
 set(REACT_KOKKOS_JIT_FLAGS "-O3 -march=native -std=c++17 -fPIC -shared -w")
 
@@ -38,6 +39,13 @@ if(Kokkos_ROOT OR DEFINED ENV{Kokkos_ROOT})
     if(Kokkos_CUDA_ARCHITECTURES)
       list(GET Kokkos_CUDA_ARCHITECTURES 0 REACT_CUDA_ARCH)
       string(APPEND REACT_KOKKOS_JIT_FLAGS " -arch=sm_${REACT_CUDA_ARCH}")
+    endif()
+    # A plain dense product in a kernel calls cuBLAS where the toolkit has it (passes/dense_product.cpp).
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::cublas)
+      string(APPEND REACT_KOKKOS_JIT_FLAGS " -DREACT_HAVE_CUBLAS")
+      list(APPEND REACT_KOKKOS_LIBRARY_FILES "-L${CUDAToolkit_LIBRARY_DIR}" "-lcublas" "-Wl,-rpath,${CUDAToolkit_LIBRARY_DIR}")
+      set(REACT_KOKKOS_CUBLAS ON)
     endif()
   else()
     if("OPENMP" IN_LIST Kokkos_DEVICES)
@@ -71,4 +79,4 @@ endforeach()
 if(REACT_HAVE_KOKKOS_KERNELS)
   target_compile_definitions(react_kokkos_kernels INTERFACE REACT_HAVE_KOKKOS_KERNELS=1)
 endif()
-message(STATUS "react: Kokkos from ${REACT_KOKKOS_KIND} install, Kokkos Kernels: ${REACT_HAVE_KOKKOS_KERNELS}")
+message(STATUS "react: Kokkos from ${REACT_KOKKOS_KIND} install, Kokkos Kernels: ${REACT_HAVE_KOKKOS_KERNELS}, cuBLAS: ${REACT_KOKKOS_CUBLAS}")

@@ -142,6 +142,53 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   }
 }
 
+// SpMM (a dense loop under each stored entry): the stored entries in chunks of equal length that
+// split rows, each row's part added atomically (passes/fibre_chunks.cpp), so one heavy row no
+// longer runs on one team thread. One row holds most entries, empty rows lie first, inside and
+// last; both associations of S @ C @ D (the right one's second nest is a plain SpMM); the host's
+// loop order and the GPU's.
+TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the interpreter on a skewed matrix") {
+  DenseTensor dense({30, 200});
+  for (int64_t j = 0; j < 200; j += 2) dense.at({7, j}) = 1.0 + static_cast<double>(j) / 100;  // the heavy row
+  for (int64_t i : {3, 8, 9, 20, 28})
+    for (int64_t j = i; j < 200; j += 37) dense.at({i, j}) = 0.5 + static_cast<double>(i) / 10;
+  const std::vector<CsrMatrix> matrices = {denseToCsr(dense), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<std::string> texts = {"A(i,j) = S(i,m) * C(m,j)", "A = S @ (C @ D)", "A = S @ C @ D"};
+  auto programFor = [](const std::string& text, const CsrMatrix& s) {
+    Environment env;
+    env.declare("S", {s.rows, s.cols}, Format::csr());
+    env.declare("C", {s.cols, 16}, Format::dense(2));
+    if (text.find('D') != std::string::npos) env.declare("D", {16, 5}, Format::dense(2));
+    return parseProgram(text, env);
+  };
+  for (bool gpuOrder : {false, true}) {
+    std::vector<Program> programs;
+    for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0]));
+    CompileOptions o;
+    o.fusion = FusionMode::React;
+    o.target = Target::Kokkos;
+    o.jit = testCache();
+    o.emit.laneLoopsOutermost = gpuOrder;
+    std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+    for (size_t n = 0; n < texts.size(); ++n) {
+      INFO(texts[n] << (gpuOrder ? ", the GPU's order" : "") << "\n" << kernels[n].source());
+      // S @ C @ D as written fuses a private row of S @ C with its product by D: the row is not
+      // one loop over its entries, and keeps a team thread.
+      const bool chunked = n < 2;
+      CHECK((kernels[n].source().find("react_chunk") != std::string::npos) == chunked);
+      CHECK((kernels[n].source().find("Kokkos::atomic_add") != std::string::npos) == chunked);
+      for (size_t m = 0; m < matrices.size(); ++m) {
+        const CsrMatrix& s = matrices[m];
+        const Program program = programFor(texts[n], s);
+        TensorValues inputs{{"S", s}, {"C", randomDense({s.cols, 16}, 40 + m)}};
+        if (texts[n].find('D') != std::string::npos) inputs.emplace("D", randomDense({16, 5}, 50 + m));
+        requireClose(program, kernels[n].run(inputs), interpret(fuse(program, FusionMode::React), inputs),
+                     "matrix " + std::to_string(m));
+      }
+    }
+  }
+}
+
 TEST_CASE("lowering: Kokkos team mappings are race-free with several rows per team") {
   CompileOptions o;
   o.target = Target::Kokkos;

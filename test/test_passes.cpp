@@ -56,12 +56,17 @@ std::vector<PassExample> examples() {
       // (under the written order: with reassociation fibre-chunks places the lanes).
       {"lane-mapping", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, written, {}},
       // The fibres in chunks, A's updates atomic. Maximal: a row's fibres on one lane (a chain down
-      // to j); react: each fibre's three loops over j on the lanes, its T0 row reset last. SpMM's
-      // rows hold no sparse loop under their entries: left as they are.
+      // to j); react: each fibre's three loops over j on the lanes, its T0 row reset last. S @ C @ D
+      // as written: a row holds a private row and three statements, left as it is; S @ (C @ D): the
+      // second nest's rows (a dense loop under each stored entry) in chunks, C @ D's left alone.
       {"fibre-chunks", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
       typed({"fibre-chunks", "mttkrp_fibre_float32", mttkrpFibreText, mttkrp, FusionMode::React, Target::Kokkos, {}, {}},
             {{"B", f32}, {"C", f32}, {"D", f32}, {"A", f32}}),
       {"fibre-chunks", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"fibre-chunks", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      // C @ D, a plain dense product, records what it computes (a library may compute it); S's
+      // product with C, a sparse one, is left as it is.
+      {"dense-product", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},
       // The register's sum added atomically, once per row of a chunk.
       {"register-accumulation", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::Kokkos, {}, {}},
       // float32 accumulators, privates and identities.
@@ -244,6 +249,53 @@ TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both
   };
   CHECK(printed(Target::OpenMP).find("#pragma omp atomic\n  val_A[0] += 1.0;") != std::string::npos);
   CHECK(printed(Target::Kokkos).find("Kokkos::atomic_add(&val_A[0], 1.0);") != std::string::npos);
+}
+
+// dense-product (passes/dense_product.cpp): which nests are plain dense products, and what the
+// Kokkos printer makes of one; the verifier holds a product to row-major matrices.
+TEST_CASE("dense product: only a plain product of row-major matrices is marked, and printed with its nest") {
+  auto marked = [](const std::string& text, const std::vector<std::tuple<std::string, std::vector<int64_t>, Format>>& tensors,
+                   FloatOrder order = FloatOrder::Reassociate) {
+    Environment env;
+    for (const auto& [name, shape, format] : tensors) env.declare(name, shape, format);
+    EmitOptions o;
+    o.floatOrder = order;
+    std::vector<std::string> products;
+    for (const ir::Stmt& s : scheduleLoops(lowerToLoops(fuse(parseProgram(text, env), FusionMode::React)), Target::Kokkos, o).body)
+      if (s->product) products.push_back(s->product->out + "=" + s->product->a + "@" + s->product->b);
+    return products;
+  };
+  const Format csr = Format::csr(), d2 = Format::dense(2);
+  using Products = std::vector<std::string>;
+  CHECK(marked("A(i,j) = C(i,k) * D(k,j)", {{"C", {6, 4}, d2}, {"D", {4, 3}, d2}}) == Products{"A=C@D"});
+  // Loops k, j, i (the order the indices appear in), none of them parallel: the same product.
+  CHECK(marked("A(i,j) = D(k,j) * C(i,k)", {{"C", {6, 4}, d2}, {"D", {4, 3}, d2}}) == Products{"A=C@D"});
+  // A sum to sum in its own order, under the written order; a transposed operand; a product
+  // with a third factor; a sparse factor: none.
+  CHECK(marked("A(i,j) = C(i,k) * D(k,j)", {{"C", {6, 4}, d2}, {"D", {4, 3}, d2}}, FloatOrder::Written).empty());
+  CHECK(marked("A(i,j) = C(k,i) * D(k,j)", {{"C", {4, 6}, d2}, {"D", {4, 3}, d2}}).empty());
+  CHECK(marked("A(i,j) = C(i,k) * D(k,j) * C(i,k)", {{"C", {6, 4}, d2}, {"D", {4, 3}, d2}}).empty());
+  CHECK(marked("A(i,j) = S(i,k) * D(k,j)", {{"S", {6, 4}, csr}, {"D", {4, 3}, d2}}).empty());
+  // S @ (C @ D): the temporary C @ D is one; S @ C @ D as written fuses S @ C's row into D's product: none.
+  const std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> spmm{{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}};
+  CHECK(marked("A = S @ (C @ D)", spmm).size() == 1u);
+  CHECK(marked("A = S @ C @ D", spmm).empty());
+
+  Environment env;
+  for (const auto& [name, shape, format] : spmm) env.declare(name, shape, format);
+  const LoopProgram lowered = lowerToLoops(fuse(parseProgram("A = S @ (C @ D)", env), FusionMode::React));
+  const std::string source = emitSource(lowered, Target::Kokkos);
+  const size_t call = source.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4);\n  #else");
+  CHECK(call != std::string::npos);
+  CHECK(source.find("Kokkos::parallel_for(\"T0\"", call) != std::string::npos);  // the nest, where no library computes it
+  LoopProgram sparseOperand = scheduleLoops(lowered, Target::Kokkos);
+  for (ir::Stmt& s : sparseOperand.body)
+    if (s->product) {
+      auto wrong = ir::copy(s);
+      wrong->product->a = "S";
+      s = wrong;
+    }
+  CHECK_THROWS_WITH_AS(ir::verify(sparseOperand), doctest::Contains("a dense product of 'S', not a row-major matrix"), InternalError);
 }
 
 TEST_CASE("loop IR literals: of their type, reading back as the same value") {

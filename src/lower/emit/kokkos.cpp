@@ -92,7 +92,39 @@ extern "C" const char* react_runtime_describe() {
   static const std::string text = std::string(Kokkos::DefaultExecutionSpace::name()) + " (concurrency " +
                                   std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
   return text.c_str();
-})PRELUDE";
+}
+// A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
+// Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
+// and b (k x n). cuBLAS is column-major, and a row-major matrix is its transpose stored
+// column-major, so it computes out^T += b^T a^T on the same memory; on Kokkos' stream, in order
+// with the nests around it. 64-bit extents (the _64 calls): a react matrix may pass 2^31 rows.
+#if defined(REACT_HAVE_CUBLAS) && defined(KOKKOS_ENABLE_CUDA)
+#include <cublas_v2.h>
+#define REACT_DENSE_PRODUCT 1
+static void react_cublas_check(cublasStatus_t status) {
+  if (status != CUBLAS_STATUS_SUCCESS) Kokkos::abort("react: a cuBLAS call failed");
+}
+// One handle per kernel library, made at its first product and kept while the process runs.
+static cublasHandle_t react_cublas() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    react_cublas_check(cublasCreate(&h));
+    return h;
+  }();
+  react_cublas_check(cublasSetStream(handle, Kokkos::DefaultExecutionSpace().cuda_stream()));
+  return handle;
+}
+static void react_dense_product(const double* a, const double* b, double* out, int64_t m, int64_t n, int64_t k) {
+  const double one = 1;
+  if (m > 0 && n > 0 && k > 0)
+    react_cublas_check(cublasDgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+}
+static void react_dense_product(const float* a, const float* b, float* out, int64_t m, int64_t n, int64_t k) {
+  const float one = 1;
+  if (m > 0 && n > 0 && k > 0)
+    react_cublas_check(cublasSgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+}
+#endif)PRELUDE";
   }
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
   std::string epilogue() const override { return "Kokkos::fence();"; }
@@ -157,6 +189,20 @@ extern "C" const char* react_runtime_describe() {
   // A nest's statements: declarations on the host; parallel loops launch themselves; everything
   // else runs on the device as a kernel of one iteration (its data lives there).
   void nest(const StmtNode& n) override {
+    if (const auto& d = n.product) {
+      // The library's product where the kernel library has one, else the nest.
+      auto values = [](const std::string& t) { return mangle(Name{Role::Values, t}); };
+      line("#if defined(REACT_DENSE_PRODUCT)");
+      line("react_dense_product(" + values(d->a) + ", " + values(d->b) + ", " + values(d->out) + ", " + expr(d->m) + ", " +
+           expr(d->n) + ", " + expr(d->k) + ");");
+      line("#else");
+      launches(n);
+      return line("#endif");
+    }
+    launches(n);
+  }
+
+  void launches(const StmtNode& n) {
     open("{");
     nestName_ = n.text;
     kernels_ = 0;

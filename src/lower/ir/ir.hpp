@@ -165,6 +165,14 @@ struct MergeFinger {
 Name mergePosition(const std::string& pattern, int level);
 Name mergeCoordinate(const std::string& pattern, int level);
 
+// What a nest computes when it is a plain dense product, out += a · b of row-major matrices
+// (m x k times k x n): a kernel library with a tuned product (cuBLAS on a CUDA Kokkos) calls it
+// instead of launching the nest (passes/dense_product.cpp).
+struct DenseProduct {
+  std::string out, a, b;
+  Expr m, n, k;
+};
+
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
@@ -210,6 +218,8 @@ struct StmtNode {
   bool unite = false;
   std::vector<unsigned> caseMasks;  // one per statement of the body
   std::optional<MergeFinger> appended;
+  // Nest: the product it computes, where a library may compute it instead (DenseProduct)
+  std::optional<DenseProduct> product;
 };
 
 Stmt block(std::vector<Stmt> body, bool scoped = false);

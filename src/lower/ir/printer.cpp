@@ -93,11 +93,16 @@ class TextPrinter {
         body(s->body);
         close();
         return;
-      case StmtKind::Nest:
-        open("nest " + s->text + " {");
+      case StmtKind::Nest: {
+        std::string head = "nest " + s->text;
+        if (const auto& d = s->product)
+          head += " product(" + d->out + " += " + d->a + " @ " + d->b + ", m " + print(d->m) + ", n " + print(d->n) + ", k " +
+                  print(d->k) + ")";
+        open(head + " {");
         body(s->body);
         close();
         return;
+      }
       case StmtKind::Merge: return merge(*s);
     }
   }

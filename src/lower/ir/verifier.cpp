@@ -54,6 +54,22 @@ class Verifier {
       fail(std::string("a value of type ") + toString(b) + " where " + where + " has type " + toString(a), s);
   }
 
+  // A library computes the product from the tensors' memory alone: three distinct row-major
+  // dense matrices of one value type, none shrunk, and extents bound where the nest runs.
+  void product(const DenseProduct& d, const Stmt& s) {
+    if (d.out == d.a || d.out == d.b) fail("a dense product that writes an operand", s);
+    const Type type = valueTypeOf(tensor(d.out, s));
+    for (const std::string* name : {&d.out, &d.a, &d.b}) {
+      const TensorStorage& t = tensor(*name, s);
+      if (t.decl.format != Format::dense(2) || t.shrunk()) fail("a dense product of '" + *name + "', not a row-major matrix", s);
+      sameType(type, valueTypeOf(t), "the dense product's '" + d.out + "'", s);
+    }
+    for (const Expr& e : {d.m, d.n, d.k}) {
+      expr(e, s);
+      if (e->type != Type::Int64) fail("a dense product's extent that is not an integer", s);
+    }
+  }
+
   const TensorStorage& tensor(const std::string& name, const Stmt& s) const {
     auto t = k_.tensors.find(name);
     if (t == k_.tensors.end()) fail("unknown tensor '" + name + "'", s);
@@ -92,9 +108,11 @@ class Verifier {
 
   void stmt(const Stmt& s) {
     switch (s->kind) {
+      case StmtKind::Nest:
+        if (s->product) product(*s->product, s);
+        return body(s->body);
       case StmtKind::Block:
       case StmtKind::Single:
-      case StmtKind::Nest:
         if (s->scoped || s->kind != StmtKind::Block) return body(s->body);
         for (const Stmt& c : s->body) stmt(c);
         return;

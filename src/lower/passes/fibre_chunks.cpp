@@ -1,35 +1,42 @@
-// Kokkos: the fibres of a csf tensor (the positions of the level under the rows), not its slices,
-// split evenly over the team threads, the updates of a row that several team threads share atomic.
+// Kokkos: the fibres of a csf tensor (the positions of the level under the rows), or the stored
+// entries of a csr matrix's rows, not the rows, split evenly over the team threads, the updates of
+// a row that several team threads share atomic.
 //
 // Why: MTTKRP's outer parallel loop runs over B's slices, one slice per team thread. On a
 // power-law tensor one slice holds a large part of the entries, and the whole kernel waits for
-// the one team thread that runs it (on an H100, 137 ms against 8.8 ms for 16 CPU cores). Handed
-// out in chunks of kFibresPerChunk fibres regardless of slices, as dense-lanes hands out a
-// matrix's entries, a heavy slice is split over many team threads; each chunk finds its first
-// and last slices by a binary search over the fibre positions (RowOf).
+// the one team thread that runs it (on an H100, 137 ms against 8.8 ms for 16 CPU cores). SpMM's
+// rows are the same on a power-law graph: with a row of the 500,000-row, 4M-entry power-law
+// matrix on one team thread, `A(i,j) += S(i,m) * T(m,j)` at 16 columns took 97 ms on an H100,
+// where cuSPARSE takes under 1 ms. Handed out in chunks of kFibresPerChunk fibres (entries)
+// regardless of rows, as dense-lanes hands out SDDMM's entries, a heavy row is split over many
+// team threads; each chunk finds its first and last rows by a binary search over the positions
+// (RowOf).
 //
-// What it costs: a slice split over chunks is updated by several team threads, so every update
+// What it costs: a row split over chunks is updated by several team threads, so every update
 // of memory they share (A(i,j) +=) becomes an atomic addition. Lanes then run along the dense
 // loop under each fibre, as lane mapping places them for a row: where the row is a chain of loops
-// down to a dense loop (maximal fusion's `A(i,j) += B * C(k,j) * D(l,j)`), the chain is one
-// lane's and interchange puts the lane loop outermost on a device, so register-accumulation holds
-// each slice's part in a register and adds it atomically once per (slice, chunk, j); otherwise
-// (react's per-fibre row T0 and its reset, three loops under the fibre) the slices and fibres
-// run on every lane and each statement of a fibre goes to the lanes by lane mapping's rule, an
-// atomic addition per (fibre, j). (Before this pass that case ran a slice on one lane.)
+// down to a dense loop (SpMM's `A(i,j) += S(i,m) * T(m,j)`, maximal fusion's MTTKRP
+// `A(i,j) += B * C(k,j) * D(l,j)`), the chain is one lane's and interchange puts the lane loop
+// outermost on a device, so register-accumulation holds each row's part in a register and adds it
+// atomically once per (row, chunk, j); otherwise (react's per-fibre row T0 and its reset, three
+// loops under the fibre) the rows and fibres run on every lane and each statement of a fibre goes
+// to the lanes by lane mapping's rule, an atomic addition per (fibre, j). (Before this pass that
+// case ran a slice on one lane.)
 //
-// Decided at compile time: the atomics add one per (slice, chunk) and lane of a chunked slice to
-// the row-per-thread form's one store per (slice, lane) in maximal fusion, and a chunk's two
-// binary searches cost a few dozen cached loads against kFibresPerChunk fibres' work, so a
-// balanced tensor loses little; a skewed one, known only at run time, gains the most.
-// Atomics reassociate the sums: under the written order the slices keep one team thread each.
+// Decided at compile time: the atomics add one per (row, chunk) and lane of a chunked row to the
+// row-per-thread form's one store per (row, lane), and a chunk's two binary searches cost a few
+// dozen cached loads against kFibresPerChunk fibres' work, so a balanced input loses little; a
+// skewed one, known only at run time, gains the most. Atomics reassociate the sums: under the
+// written order the rows keep one team thread each.
 //
-// What it requires of the row: its one statement is the loop over its fibres, each of which holds
-// a loop over a sparse level below (work of its own under each fibre, which can be skewed); every
-// update of shared memory there adds, and nothing there reads what is added into (a row's partial
-// sum would be read half made); a private temporary is reset by the last statement of the fibre
-// that writes it (a chunk may hold the fibres of several rows, and keeps its privates between them);
-// no locals, no co-iteration.
+// What it requires of the row: its one statement is the loop over its fibres (entries), each of
+// which holds a loop over a sparse level below (work of its own under each fibre, which can be
+// skewed) or a chain of loops down to a dense loop of independent iterations (the lanes' work:
+// without one, as in SpMV, a row's entries would be one lane's); every update of shared memory
+// there adds, and nothing there reads what is added into (a row's partial sum would be read half
+// made); a private temporary is reset by the last statement of the fibre that writes it (a chunk
+// may hold the fibres of several rows, and keeps its privates between them); no locals, no
+// co-iteration.
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
@@ -41,8 +48,9 @@ using ir::Expr;
 
 namespace {
 
-// Fibres per team thread: a fibre of a power-law tensor holds a few entries, so 32 of them are
-// enough to pay for the chunk's two binary searches over the fibre positions.
+// Fibres per team thread: a fibre of a power-law tensor holds a few entries, and a csr entry a
+// dense loop's work, so 32 of them are enough to pay for the chunk's two binary searches over the
+// fibre positions.
 constexpr int64_t kFibresPerChunk = 32;
 
 // The tensors written by assignments in `body`, other than privates.
@@ -88,7 +96,7 @@ struct FibreChunks : Mutator {
       other |= s->kind == StmtKind::Merge || (s->kind == StmtKind::Let && s->isMutable) ||
                (s->kind == StmtKind::For && s->schedule != Schedule::Serial);
     });
-    if (!nestedSparse || other) return nullptr;
+    if ((!nestedSparse && !laneLoop(*fibres, p.tensors)) || other) return nullptr;
     std::set<std::string> privates;
     for (const PrivateBuffer& b : row.privates) privates.insert(b.tensor);
     bool allAdd = true;

@@ -15,6 +15,11 @@ namespace react::passes {
 // and the reader's loop, given a second statement, would no longer map its dense loop to lanes.)
 LoopProgram mergeResets(const LoopProgram& p);
 
+// Kokkos, reassociated order: a nest that is a plain dense product of row-major matrices,
+// X(i,j) += A(i,k) * B(k,j), records it (StmtNode::product): a kernel library with a tuned product
+// (cuBLAS) calls that instead, and the nest, scheduled by the later passes, runs elsewhere.
+LoopProgram markDenseProducts(const LoopProgram& p);
+
 // Kokkos: the loops of a parallel row go to the row's vector lanes. A loop of independent
 // iterations becomes a Vector loop; one whose iterations reduce into a scalar a LaneReduce into
 // a lane accumulator, combined into the scalar by one lane; everything else runs on one lane
@@ -60,11 +65,12 @@ LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
 std::shared_ptr<ir::StmtNode> chunkPositions(const ir::Stmt& row, const ir::StmtNode& entries, std::vector<ir::Stmt> entryBody,
                                              const ir::Expr& count, int64_t chunkLength);
 
-// Kokkos, reassociated order: a parallel row loop (a csf tensor's slices) whose one statement is the
-// loop over its fibres (the positions of the level below), each holding a loop over a sparse level
-// of its own, runs over the fibres in chunks of equal length regardless of rows (chunkPositions),
-// every update of shared memory under it atomic, the lanes placed along the dense loop under each
-// fibre. The loop it gives has its laneTrips set, and lane mapping leaves it as it is.
+// Kokkos, reassociated order: a parallel row loop (a csf tensor's slices, a csr matrix's rows)
+// whose one statement is the loop over its fibres (the positions of the level below), each holding
+// a loop over a sparse level of its own or a chain down to a dense loop (SpMM's columns), runs over
+// the fibres in chunks of equal length regardless of rows (chunkPositions), every update of shared
+// memory under it atomic, the lanes placed along the dense loop under each fibre. The loop it gives
+// has its laneTrips set, and lane mapping leaves it as it is.
 LoopProgram chunkFibres(const LoopProgram& p);
 
 // A dense input matrix read along its stride (C(k,j) over k) by a loop that reads along its index

@@ -1,0 +1,99 @@
+// Kokkos, reassociated order: a nest that is a plain dense product, `X(i,j) += A(i,k) * B(k,j)`
+// over row-major matrices and nothing else, records what it computes (StmtNode::product), so a
+// kernel library that has a tuned product calls it instead of launching the nest; the nest stays,
+// scheduled by the later passes, for a library that has none (a host Kokkos: the tests run it).
+//
+// Why: the right association of SpMM-MM, `S @ (C @ D)`, starts with C @ D, a product of a tall
+// matrix by a small one. The nest react generates gives a row of X to a team thread and its
+// columns to the lanes, each lane reading the row of A one value at a time: on an H100 it reads
+// C (500,000 x 256 doubles) at 0.9 TB/s, a third of the memory's rate, where cuBLAS, which
+// stages tiles of A and B in shared memory and holds a block of X in registers, runs at the
+// memory's rate. That is the part of SpMM-MM that cuSPARSE's pipeline hands to cuBLAS too.
+//
+// Only under reassociation: a library sums k in an order of its own. Matched on the IR as
+// lowering gives it (before any pass has scheduled it): three dense loops from 0 over i, j and k
+// in any order, each the one statement of the loop around it, holding the one update; X, A and
+// B three distinct dense matrices, none shrunk, of one value type.
+#include "lower/ir/analysis.hpp"
+#include "lower/passes/passes.hpp"
+
+#include <map>
+#include <optional>
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+bool rowMajorMatrix(const LoopProgram& p, const std::string& tensor, Type type) {
+  const TensorStorage& t = p.tensors.at(tensor);
+  return t.decl.format == Format::dense(2) && !t.shrunk() && valueTypeOf(t) == type;
+}
+
+bool isAccess(const Expr& e, const std::string& first, const std::string& second) {
+  return e->kind == ExprKind::Access && e->indices == std::vector<std::string>{first, second};
+}
+
+// The one statement of a dense loop from 0, else null.
+const StmtNode* denseLoopHolding(const StmtNode* loop) {
+  if (!loop || loop->kind != StmtKind::For || !isDenseLoop(*loop) || loop->lo->kind != ExprKind::IntImm || loop->lo->intValue != 0)
+    return nullptr;
+  return onlyStatement(*loop);
+}
+
+std::optional<DenseProduct> denseProduct(const LoopProgram& p, const StmtNode& nest) {
+  const StmtNode* outer = nullptr;
+  for (const Stmt& s : nest.body) {
+    if (s->kind == StmtKind::Comment) continue;
+    if (outer) return std::nullopt;
+    outer = s.get();
+  }
+  if (!outer || outer->kind != StmtKind::For || !outer->privates.empty()) return std::nullopt;
+  // Three dense loops, one inside the other, around the one update, in any order.
+  std::map<std::string, Expr> extents;
+  const StmtNode* update = outer;
+  for (int depth = 0; depth < 3; ++depth) {
+    const StmtNode* loop = update;
+    update = denseLoopHolding(loop);
+    if (!update) return std::nullopt;
+    extents[loopIndex(*loop)] = loop->hi;
+  }
+  if (update->kind != StmtKind::Assign || update->update != Update::Add || update->atomic || extents.size() != 3) return std::nullopt;
+  const Expr& x = update->target;
+  const Expr& v = update->value;
+  if (x->kind != ExprKind::Access || x->indices.size() != 2 || v->kind != ExprKind::Binary || v->op != BinOp::Mul)
+    return std::nullopt;
+  const std::string &i = x->indices[0], &j = x->indices[1];
+  if (i == j || !extents.count(i) || !extents.count(j)) return std::nullopt;
+  std::string k;
+  for (const auto& [index, extent] : extents)
+    if (index != i && index != j) k = index;
+  for (const auto& [a, b] : {std::pair{v->args[0], v->args[1]}, std::pair{v->args[1], v->args[0]}}) {
+    if (!isAccess(a, i, k) || !isAccess(b, k, j)) continue;
+    if (x->tensor == a->tensor || x->tensor == b->tensor) return std::nullopt;
+    const Type type = valueTypeOf(p.tensors.at(x->tensor));
+    if (!rowMajorMatrix(p, x->tensor, type) || !rowMajorMatrix(p, a->tensor, type) || !rowMajorMatrix(p, b->tensor, type))
+      return std::nullopt;
+    return DenseProduct{x->tensor, a->tensor, b->tensor, extents.at(i), extents.at(j), extents.at(k)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+LoopProgram markDenseProducts(const LoopProgram& p) {
+  LoopProgram out = p;
+  for (Stmt& s : out.body) {
+    if (s->kind != StmtKind::Nest || s->product) continue;
+    if (auto d = denseProduct(p, *s)) {
+      auto marked = copy(s);
+      marked->product = std::move(d);
+      s = marked;
+    }
+  }
+  return out;
+}
+
+}  // namespace react::passes
