@@ -189,6 +189,34 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
   }
 }
 
+// A Kokkos kernel's temporaries are its own, kept between calls (ReactTemporary in the prelude):
+// each call fills them again, a larger input grows them, a smaller one uses their start.
+TEST_CASE("lowering: a Kokkos kernel's temporaries are kept between calls, filled again and grown") {
+  auto programFor = [](const CsrMatrix& s) {
+    Environment env;
+    env.declare("S", {s.rows, s.cols}, Format::csr());
+    env.declare("C", {s.cols, 8}, Format::dense(2));
+    env.declare("D", {8, 3}, Format::dense(2));
+    return parseProgram("A = S @ (C @ D)", env);
+  };
+  const std::vector<CsrMatrix> matrices = {randomCsr(30, 40, 0.2, 6), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"),
+                                           randomCsr(30, 40, 0.2, 6)};
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  const Kernel kernel = Kernel::compile(programFor(matrices[0]), o);
+  REQUIRE(kernel.source().find("ReactTemporary<double>") != std::string::npos);
+  for (size_t m = 0; m < matrices.size(); ++m) {
+    const CsrMatrix& s = matrices[m];
+    const TensorValues inputs{{"S", s}, {"C", randomDense({s.cols, 8}, 60)}, {"D", randomDense({8, 3}, 61)}};
+    const Program program = programFor(s);
+    for (int call = 0; call < 2; ++call)
+      requireClose(program, kernel.run(inputs), interpret(fuse(program, FusionMode::React), inputs),
+                   "matrix " + std::to_string(m) + ", call " + std::to_string(call));
+  }
+}
+
 TEST_CASE("lowering: Kokkos team mappings are race-free with several rows per team") {
   CompileOptions o;
   o.target = Target::Kokkos;

@@ -23,6 +23,7 @@ class KokkosPrinter : public CppPrinter {
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
@@ -93,6 +94,25 @@ extern "C" const char* react_runtime_describe() {
                                   std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
   return text.c_str();
 }
+// A temporary's storage, kept between the calls of the kernel that holds it (they take turns) and
+// grown when a call needs more: allocating it at every call cost a cudaMalloc and a cudaFree, which
+// waits for the device, more than the nests of a small input take. Each is made with new and never
+// deleted, so that it outlives every static; Kokkos' finalize hook frees its memory, since a
+// view freed after finalize is an error.
+template <class T> struct ReactTemporary {
+  explicit ReactTemporary(const char* label) : label(label) {
+    Kokkos::push_finalize_hook([this] { view = Kokkos::View<T*>(); });
+  }
+  T* reserve(int64_t n) {
+    if (static_cast<int64_t>(view.extent(0)) < n) {
+      view = Kokkos::View<T*>();  // freed before its successor is made
+      view = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<size_t>(n));
+    }
+    return view.data();
+  }
+  const char* label;
+  Kokkos::View<T*> view;
+};
 // A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
 // Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
 // and b (k x n). cuBLAS is column-major, and a row-major matrix is its transpose stored
@@ -132,12 +152,18 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     line("Kokkos::atomic_add(&" + target + ", " + value + ");");
   }
 
+  // A temporary's storage is the kernel's own, kept between its calls (ReactTemporary).
   void allocate(const StmtNode& a) override {
-    std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type);
-    line("Kokkos::View<" + type + "*> " + view + "(Kokkos::view_alloc(Kokkos::WithoutInitializing, " + stringLiteral(a.name.text) +
-         "), static_cast<size_t>(" + expr(a.value) + "));");
-    if (!a.uninitialized) line("Kokkos::deep_copy(" + view + ", " + literalText(a.init, a.type) + ");");
-    line(type + "* const " + mangle(a.name) + " = " + view + ".data();");
+    std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
+    line("static ReactTemporary<" + type + ">& " + view + " = *new ReactTemporary<" + type + ">(" + stringLiteral(a.name.text) + ");");
+    line(type + "* const " + mangle(a.name) + " = " + view + ".reserve(" + size + ");");
+    if (!a.uninitialized)
+      line("Kokkos::deep_copy(Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
+           ")), " + literalText(a.init, a.type) + ");");
+  }
+  // Calls of one kernel take turns: they share its temporaries' storage.
+  std::string prologue() const override {
+    return "static std::mutex react_calls; const std::lock_guard<std::mutex> react_turn(react_calls);";
   }
 
   // A view declared empty, allocated only when the caller did not give the tensor made.
