@@ -44,6 +44,14 @@ std::string testDir(const std::string& name) {
 // react-bench with the tests' JIT cache.
 const std::string kBench = std::string(REACT_BINARY_DIR) + "/bin/react-bench --cache-dir " + REACT_BINARY_DIR + "/jit-cache";
 
+// The lines of a file (a react-bench CSV) that contain `part`.
+int linesContaining(const std::string& path, const std::string& part) {
+  std::ifstream file(path);
+  int found = 0;
+  for (std::string line; std::getline(file, line);) found += contains(line, part) ? 1 : 0;
+  return found;
+}
+
 // A react-bench command line refused as bad arguments (exit status 1), saying `message`.
 void checkRefused(const std::string& command, const std::string& message) {
   test::CommandResult r = test::runCommand(command + " 2>&1");
@@ -327,10 +335,7 @@ TEST_CASE("react-bench: tensor kernels on --tensor and .tns inputs, and the erro
   CHECK(good.status == 0);
   CHECK(contains(good.output, "powerlaw-30x20x25-400: 30 x 20 x 25, "));
   CHECK(contains(good.output, "tiny: 2 x 3 x 4, 4 stored entries, 2 slices, 3 fibres (mean length 1.33, longest 2)"));
-  std::ifstream csv(dir + "/good.csv");
-  int rows = 0;
-  for (std::string line; std::getline(csv, line);) rows += contains(line, ",ok,") ? 1 : 0;
-  CHECK(rows == 2 * 2 * (tacoAvailable() ? 3 : 2));  // tensors x kernels x variants that run
+  CHECK(linesContaining(dir + "/good.csv", ",ok,") == 2 * 2 * (tacoAvailable() ? 3 : 2));  // tensors x kernels x variants that run
 
   const std::pair<std::string, std::string> refused[] = {
       {" --synthetic powerlaw:300:4 --kernel mttkrp",
@@ -356,11 +361,7 @@ TEST_CASE("react-bench: checks variants before timing, rejects one that disagree
   CHECK(contains(good.output, "copy bandwidth at 2 threads"));
   CHECK(contains(good.output, "powerlaw-300-4: 300 x 300"));
   CHECK(contains(good.output, "geometric-mean speedup of react"));
-  std::ifstream csv(dir + "/good.csv");
-  std::string line;
-  int rows = 0;
-  while (std::getline(csv, line)) rows += contains(line, ",ok,") ? 1 : 0;
-  CHECK(rows == 2 * 2 * 3 * 2);  // matrices x kernels x variants x thread counts
+  CHECK(linesContaining(dir + "/good.csv", ",ok,") == 2 * 2 * 3 * 2);  // matrices x kernels x variants x thread counts
 
   test::CommandResult bad = test::runCommand(base + " --testing-perturb library-eigen 2>&1");
   INFO(bad.output);
@@ -499,10 +500,7 @@ TEST_CASE("react-bench: --format and --value-type run, name the storage, compare
   test::CommandResult checked = test::runCommand(base + " --value-type float32 --csv " + dir + "/float32.csv 2>&1");
   INFO(checked.output);
   CHECK(checked.status == 0);
-  std::ifstream csv32(dir + "/float32.csv");
-  int within = 0;
-  for (std::string line; std::getline(csv32, line);) within += contains(line, "float32 result within ") ? 1 : 0;
-  CHECK(within == 2 * 2);  // both variants on both kernels, against react-openmp on csr float64 (run untimed)
+  CHECK(linesContaining(dir + "/float32.csv", "float32 result within ") == 2 * 2);  // both variants on both kernels, against react-openmp on csr float64 (run untimed)
 
   const std::pair<std::string, std::string> refused[] = {
       {" --format coo", "argument '--format coo': unknown format 'coo' (expected a comma list of csr, csc, dcsr)"},

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <utility>
 
@@ -20,6 +21,20 @@ Result run(const std::string& args) {
 }
 
 std::string matrix(const std::string& name) { return test::sharedMatrixDir() + "/" + name + ".mtx"; }
+
+// A SciPy check in test/ (scipy_check.py, scipy_coiteration.py), run in every fusion mode on both
+// targets: `python3 SCRIPT REACT-GEN ARGS FUSION TARGET JIT-CACHE`; `check` reads each run's result.
+void forEachScipyRun(const std::string& script, const std::string& args, const std::function<void(const Result&)>& check) {
+  for (const char* fusion : {"none", "maximal", "react"})
+    for (const char* target : {"openmp", "kokkos"}) {
+      INFO(fusion << " " << target);
+      Result r = test::runCommand("/usr/bin/python3 " + std::string(REACT_SOURCE_DIR) + "/test/" + script + " " + REACT_BINARY_DIR +
+                                  "/bin/react-gen " + args + " " + fusion + " " + target + " " + REACT_BINARY_DIR + "/jit-cache 2>&1");
+      INFO(r.output);
+      CHECK(r.status == 0);
+      check(r);
+    }
+}
 
 void requireError(const std::string& args, const std::string& message) {
   Result r = run(args);
@@ -98,36 +113,21 @@ TEST_CASE("react-gen: prints trees and source without running, times with -time"
 TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
   std::string dir = std::string(REACT_BINARY_DIR) + "/scipy-check";
   std::filesystem::create_directories(dir);
-  std::string script = std::string(REACT_SOURCE_DIR) + "/test/scipy_check.py";
-  for (const char* fusion : {"none", "maximal", "react"})
-    for (const char* target : {"openmp", "kokkos"}) {
-      INFO(fusion << " " << target);
-      // The script writes dense inputs, runs react-gen, and compares with SciPy's result.
-      Result r = test::runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " +
-                                  matrix("cora") + " " + dir + " " + fusion + " " + target + " " + REACT_BINARY_DIR +
-                                  "/jit-cache 2>&1");
-      INFO(r.output);
-      CHECK(r.status == 0);
-      CHECK(r.output.find("sddmm: max relative error") != std::string::npos);
-      CHECK(r.output.find("spmm_mm: max relative error") != std::string::npos);
-    }
+  // The script writes dense inputs, runs react-gen, and compares with SciPy's result.
+  forEachScipyRun("scipy_check.py", matrix("cora") + " " + dir, [](const Result& r) {
+    CHECK(r.output.find("sddmm: max relative error") != std::string::npos);
+    CHECK(r.output.find("spmm_mm: max relative error") != std::string::npos);
+  });
 }
 
 TEST_CASE("react-gen and SciPy agree on co-iteration: S * T, S + T, S - T of two csr matrices") {
   std::string dir = std::string(REACT_BINARY_DIR) + "/scipy-coiteration";
   std::filesystem::create_directories(dir);
-  std::string script = std::string(REACT_SOURCE_DIR) + "/test/scipy_coiteration.py";
-  for (const char* fusion : {"none", "maximal", "react"})
-    for (const char* target : {"openmp", "kokkos"}) {
-      INFO(fusion << " " << target);
-      // The script writes pairs of matrices, runs react-gen, and compares values and stored entries with SciPy's.
-      Result r = test::runCommand("/usr/bin/python3 " + script + " " + REACT_BINARY_DIR + "/bin/react-gen " + dir + " " + fusion +
-                                  " " + target + " " + REACT_BINARY_DIR + "/jit-cache 2>&1");
-      INFO(r.output);
-      CHECK(r.status == 0);
-      for (const char* pair : {"random", "disjoint", "one pattern", "explicit zeros", "no entries"})
-        CHECK(r.output.find(std::string(pair) + ", A = S - T: ") != std::string::npos);
-    }
+  // The script writes pairs of matrices, runs react-gen, and compares values and stored entries with SciPy's.
+  forEachScipyRun("scipy_coiteration.py", dir, [](const Result& r) {
+    for (const char* pair : {"random", "disjoint", "one pattern", "explicit zeros", "no entries"})
+      CHECK(r.output.find(std::string(pair) + ", A = S - T: ") != std::string::npos);
+  });
 }
 
 TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured under load says so") {

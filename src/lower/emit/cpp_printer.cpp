@@ -197,7 +197,6 @@ std::string CppPrinter::print() {
        << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
        << "  return lo;\n}\n#endif\n";
   out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
-  if (!prologue().empty()) line(prologue());
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
     line("const int64_t " + mangle(Name{Role::Extent, p_.runtimeSizes[k]}) + " = sizes[" + std::to_string(k) + "];");
   if (p_.runtimeSizes.empty()) line("(void)sizes;");

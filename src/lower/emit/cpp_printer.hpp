@@ -27,7 +27,6 @@ class CppPrinter {
   virtual void scheduledLoop(const ir::StmtNode& l) = 0;
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
-  virtual std::string prologue() const { return ""; }  // the kernel function's first statement
   virtual std::string epilogue() const { return ""; }
   // `target += value` done atomically (an Assign marked atomic).
   virtual void atomicAdd(const std::string& target, const std::string& value) = 0;

@@ -23,7 +23,7 @@ class KokkosPrinter : public CppPrinter {
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
+#include <atomic>
 #include <string>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
@@ -94,24 +94,38 @@ extern "C" const char* react_runtime_describe() {
                                   std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
   return text.c_str();
 }
-// A temporary's storage, kept between the calls of the kernel that holds it (they take turns) and
-// grown when a call needs more: allocating it at every call cost a cudaMalloc and a cudaFree, which
-// waits for the device, more than the nests of a small input take. Each is made with new and never
-// deleted, so that it outlives every static; Kokkos' finalize hook frees its memory, since a
-// view freed after finalize is an error.
-template <class T> struct ReactTemporary {
-  explicit ReactTemporary(const char* label) : label(label) {
-    Kokkos::push_finalize_hook([this] { view = Kokkos::View<T*>(); });
-  }
-  T* reserve(int64_t n) {
-    if (static_cast<int64_t>(view.extent(0)) < n) {
-      view = Kokkos::View<T*>();  // freed before its successor is made
-      view = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<size_t>(n));
-    }
-    return view.data();
-  }
-  const char* label;
+// A temporary's storage, kept for the next run as the OpenMP prelude's ReactWorkspace is, in the
+// kernel's memory: allocated anew at every run it cost a cudaMalloc and a cudaFree that waits for
+// the device, more than the nests of a small input take. One per allocation site, grown when a run
+// needs more; a run leases it, and a run that finds it leased (the kernel running on another host
+// thread at once) allocates its own. Made with new and never deleted, so that it outlives every
+// static; Kokkos' finalize hook frees its memory, since a view freed after finalize is an error.
+template <class T> struct ReactWorkspace {
+  ReactWorkspace() { Kokkos::push_finalize_hook([this] { view = Kokkos::View<T*>(); }); }
+  std::atomic_flag leased = ATOMIC_FLAG_INIT;
   Kokkos::View<T*> view;
+};
+template <class T> class ReactWorkspaceLease {
+ public:
+  explicit ReactWorkspaceLease(ReactWorkspace<T>& w) : w_(w), held_(!w.leased.test_and_set(std::memory_order_acquire)) {}
+  ReactWorkspaceLease(const ReactWorkspaceLease&) = delete;
+  ReactWorkspaceLease& operator=(const ReactWorkspaceLease&) = delete;
+  ~ReactWorkspaceLease() {
+    if (held_) w_.leased.clear(std::memory_order_release);
+  }
+  T* get(const char* label, int64_t n) {
+    Kokkos::View<T*>& v = held_ ? w_.view : own_;
+    if (static_cast<int64_t>(v.extent(0)) < n) {
+      v = Kokkos::View<T*>();  // freed before its successor is made
+      v = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<size_t>(n));
+    }
+    return v.data();
+  }
+
+ private:
+  ReactWorkspace<T>& w_;
+  bool held_;
+  Kokkos::View<T*> own_;
 };
 // A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
 // Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
@@ -152,18 +166,15 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     line("Kokkos::atomic_add(&" + target + ", " + value + ");");
   }
 
-  // A temporary's storage is the kernel's own, kept between its calls (ReactTemporary).
+  // A temporary's storage: this site's workspace, leased for the run (ReactWorkspace).
   void allocate(const StmtNode& a) override {
-    std::string view = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
-    line("static ReactTemporary<" + type + ">& " + view + " = *new ReactTemporary<" + type + ">(" + stringLiteral(a.name.text) + ");");
-    line(type + "* const " + mangle(a.name) + " = " + view + ".reserve(" + size + ");");
+    const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
+    line("ReactWorkspaceLease<" + type + "> " + buffer + "([]() -> ReactWorkspace<" + type + ">& { static auto* w = new ReactWorkspace<" +
+         type + ">(); return *w; }());");
+    line(type + "* const " + mangle(a.name) + " = " + buffer + ".get(" + stringLiteral(a.name.text) + ", " + size + ");");
     if (!a.uninitialized)
       line("Kokkos::deep_copy(Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
            ")), " + literalText(a.init, a.type) + ");");
-  }
-  // Calls of one kernel take turns: they share its temporaries' storage.
-  std::string prologue() const override {
-    return "static std::mutex react_calls; const std::lock_guard<std::mutex> react_turn(react_calls);";
   }
 
   // A view declared empty, allocated only when the caller did not give the tensor made.
