@@ -190,7 +190,7 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
 }
 
 // A Kokkos kernel's temporaries live in a workspace per allocation site, kept between calls
-// (ReactWorkspace in the Kokkos prelude): each call fills it again, a larger input grows it, a
+// (ReactWorkspace, emit/workspace.h): each call fills it again, a larger input grows it, a
 // smaller one uses its start.
 TEST_CASE("lowering: a Kokkos kernel's temporaries are kept between calls, filled again and grown") {
   auto programFor = [](const CsrMatrix& s) {
@@ -207,7 +207,7 @@ TEST_CASE("lowering: a Kokkos kernel's temporaries are kept between calls, fille
   o.target = Target::Kokkos;
   o.jit = testCache();
   const Kernel kernel = Kernel::compile(programFor(matrices[0]), o);
-  REQUIRE(kernel.source().find("ReactWorkspaceLease<double>") != std::string::npos);
+  REQUIRE(kernel.source().find("ReactWorkspaceLease<ReactDeviceArray<double>>") != std::string::npos);
   for (size_t m = 0; m < matrices.size(); ++m) {
     const CsrMatrix& s = matrices[m];
     const TensorValues inputs{{"S", s}, {"C", randomDense({s.cols, 8}, 60)}, {"D", randomDense({8, 3}, 61)}};

@@ -3,6 +3,7 @@
 // vector lanes. Rows per team and lanes per row are chosen at run time from the input (react_launch
 // in the prelude). The same source compiles against Serial, OpenMP and CUDA Kokkos.
 #include "lower/emit/cpp_printer.hpp"
+#include "lower/workspace_text.hpp"
 #include "lower/ir/names.hpp"
 
 namespace react::emit {
@@ -18,12 +19,11 @@ class KokkosPrinter : public CppPrinter {
 
  protected:
   std::string includes() const override {
-    return R"PRELUDE(#include <Kokkos_Core.hpp>
+    return std::string(lower::kWorkspaceText) + R"PRELUDE(#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <string>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
@@ -94,39 +94,26 @@ extern "C" const char* react_runtime_describe() {
                                   std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
   return text.c_str();
 }
-// A temporary's storage, kept for the next run as the OpenMP prelude's ReactWorkspace is, in the
-// kernel's memory: allocated anew at every run it cost a cudaMalloc and a cudaFree that waits for
-// the device, more than the nests of a small input take. One per allocation site, grown when a run
-// needs more; a run leases it, and a run that finds it leased (the kernel running on another host
-// thread at once) allocates its own. Made with new and never deleted, so that it outlives every
-// static; Kokkos' finalize hook frees its memory, since a view freed after finalize is an error.
-template <class T> struct ReactWorkspace {
-  ReactWorkspace() { Kokkos::push_finalize_hook([this] { view = Kokkos::View<T*>(); }); }
-  std::atomic_flag leased = ATOMIC_FLAG_INIT;
+// A temporary's storage in the kernel's memory, for a ReactWorkspace (workspace.h): allocated anew
+// at every run it cost a cudaMalloc and a cudaFree that waits for the device, more than the nests
+// of a small input take.
+template <class T> struct ReactDeviceArray {
   Kokkos::View<T*> view;
-};
-template <class T> class ReactWorkspaceLease {
- public:
-  explicit ReactWorkspaceLease(ReactWorkspace<T>& w) : w_(w), held_(!w.leased.test_and_set(std::memory_order_acquire)) {}
-  ReactWorkspaceLease(const ReactWorkspaceLease&) = delete;
-  ReactWorkspaceLease& operator=(const ReactWorkspaceLease&) = delete;
-  ~ReactWorkspaceLease() {
-    if (held_) w_.leased.clear(std::memory_order_release);
-  }
-  T* get(const char* label, int64_t n) {
-    Kokkos::View<T*>& v = held_ ? w_.view : own_;
-    if (static_cast<int64_t>(v.extent(0)) < n) {
-      v = Kokkos::View<T*>();  // freed before its successor is made
-      v = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<size_t>(n));
+  T* reserve(size_t n) {
+    if (view.extent(0) < n) {
+      view = Kokkos::View<T*>();  // freed before its successor is made
+      view = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react temporary")), n);
     }
-    return v.data();
+    return view.data();
   }
-
- private:
-  ReactWorkspace<T>& w_;
-  bool held_;
-  Kokkos::View<T*> own_;
 };
+// A site's workspace, made with new and never deleted, so that it outlives every static; Kokkos'
+// finalize hook frees its memory, since a view freed after finalize is an error.
+template <class T> ReactWorkspace<ReactDeviceArray<T>>& react_device_workspace() {
+  auto* w = new ReactWorkspace<ReactDeviceArray<T>>();
+  Kokkos::push_finalize_hook([w] { w->storage.view = Kokkos::View<T*>(); });
+  return *w;
+}
 // A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
 // Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
 // and b (k x n). cuBLAS is column-major, and a row-major matrix is its transpose stored
@@ -166,12 +153,13 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     line("Kokkos::atomic_add(&" + target + ", " + value + ");");
   }
 
-  // A temporary's storage: this site's workspace, leased for the run (ReactWorkspace).
+  // A temporary's storage: this site's workspace, leased for the run (workspace.h).
   void allocate(const StmtNode& a) override {
     const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
-    line("ReactWorkspaceLease<" + type + "> " + buffer + "([]() -> ReactWorkspace<" + type + ">& { static auto* w = new ReactWorkspace<" +
-         type + ">(); return *w; }());");
-    line(type + "* const " + mangle(a.name) + " = " + buffer + ".get(" + stringLiteral(a.name.text) + ", " + size + ");");
+    const std::string storage = "ReactDeviceArray<" + type + ">";
+    line("ReactWorkspaceLease<" + storage + "> " + buffer + "([]() -> ReactWorkspace<" + storage +
+         ">& { static auto& w = react_device_workspace<" + type + ">(); return w; }());");
+    line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
     if (!a.uninitialized)
       line("Kokkos::deep_copy(Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
            ")), " + literalText(a.init, a.type) + ");");

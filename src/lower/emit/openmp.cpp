@@ -2,6 +2,7 @@
 // thread's private scratch, a vector loop an `omp simd` loop.
 #include "lower/emit/cpp_printer.hpp"
 #include "lower/openmp_prelude_text.hpp"
+#include "lower/workspace_text.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
 
@@ -17,7 +18,7 @@ class OpenMPPrinter : public CppPrinter {
   using CppPrinter::CppPrinter;
 
  protected:
-  std::string includes() const override { return lower::kOpenMPPreludeText; }
+  std::string includes() const override { return std::string(lower::kWorkspaceText) + lower::kOpenMPPreludeText; }
   std::string functionQualifier() const override { return "static inline"; }
   void atomicAdd(const std::string& target, const std::string& value) override {
     line("#pragma omp atomic");
@@ -48,15 +49,16 @@ class OpenMPPrinter : public CppPrinter {
       return;
     }
     lease(a);
-    line(type + "* const " + values + " = " + buffer + ".get(static_cast<size_t>(" + expr(a.value) + "));");
+    line(type + "* const " + values + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + expr(a.value) + "));");
     if (!a.uninitialized) fill(a);
   }
 
   // This site's workspace, leased for the run (the lambda's static: each lambda is a type of its own).
   void lease(const StmtNode& a) {
     const std::string type = typeName(a.type);
-    line("ReactWorkspaceLease<" + type + "> " + mangle(Name{Role::Buffer, a.name.text}) + "([]() -> ReactWorkspace<" + type +
-         ">& { static ReactWorkspace<" + type + "> w; return w; }());");
+    const std::string storage = "ReactHostArray<" + type + ">";
+    line("ReactWorkspaceLease<" + storage + "> " + mangle(Name{Role::Buffer, a.name.text}) + "([]() -> ReactWorkspace<" + storage +
+         ">& { static ReactWorkspace<" + storage + "> w; return w; }());");
   }
 
   // Made in a workspace, as a shared temporary is, unless the caller gave it.
@@ -64,7 +66,7 @@ class OpenMPPrinter : public CppPrinter {
     lease(p);
     const std::string values = mangle(p.name);
     open("if (" + values + " == nullptr) {");
-    line(values + " = " + mangle(Name{Role::Buffer, p.name.text}) + ".get(static_cast<size_t>(" + expr(p.value) + "));");
+    line(values + " = " + mangle(Name{Role::Buffer, p.name.text}) + ".storage().reserve(static_cast<size_t>(" + expr(p.value) + "));");
     body(p.body);
     close();
   }

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <memory>
 #include <vector>
 #include <omp.h>
@@ -60,41 +59,19 @@ static inline ReactRows react_balanced_rows(const int64_t* pos, int64_t first, i
   return r;
 }
 
-// A shared temporary's storage, kept for the next run: allocated anew, tens of megabytes come from
-// a fresh mapping whose first touch faults on every page (as long as a transposed copy itself,
-// measured). One per allocation site (a function-local static); a run leases it, and a run that
-// finds it leased (the kernel running on another thread at once) allocates its own. Not
-// thread_local: dynamic TLS in a loaded library crashes LeakSanitizer's tracer at exit.
+// A shared temporary's storage in host memory, for a ReactWorkspace (workspace.h): allocated anew,
+// tens of megabytes come from a fresh mapping whose first touch faults on every page (as long as a
+// transposed copy itself, measured).
 template <class T>
-struct ReactWorkspace {
-  std::atomic_flag leased = ATOMIC_FLAG_INIT;
+struct ReactHostArray {
   std::unique_ptr<T[]> data;
   size_t size = 0;
-};
-template <class T>
-class ReactWorkspaceLease {
- public:
-  explicit ReactWorkspaceLease(ReactWorkspace<T>& w) : w_(w), held_(!w.leased.test_and_set(std::memory_order_acquire)) {}
-  ReactWorkspaceLease(const ReactWorkspaceLease&) = delete;
-  ReactWorkspaceLease& operator=(const ReactWorkspaceLease&) = delete;
-  ~ReactWorkspaceLease() {
-    if (held_) w_.leased.clear(std::memory_order_release);
-  }
-  T* get(size_t n) {
-    if (!held_) {
-      own_.reset(new T[n]);
-      return own_.get();
+  T* reserve(size_t n) {
+    if (n > size) {
+      data.reset();
+      data.reset(new T[n]);
+      size = n;
     }
-    if (n > w_.size) {
-      w_.data.reset();
-      w_.data.reset(new T[n]);
-      w_.size = n;
-    }
-    return w_.data.get();
+    return data.get();
   }
-
- private:
-  ReactWorkspace<T>& w_;
-  bool held_;
-  std::unique_ptr<T[]> own_;
 };
