@@ -189,6 +189,47 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
   }
 }
 
+// Row normalisation and softmax where a row holds more than 4,096 stored entries: the row's sum
+// over its stored entries, then its use at each of them, as two loops over the stored entries in
+// chunks of 64 that split rows, the sums added atomically into an array of the rows
+// (passes/reduction_chunks.cpp). Here one row holds 6,000 entries (the first and last of its
+// chunks partly its neighbours'), empty rows lie first, inside and last. cora's rows are shorter,
+// so it runs the row form, a team thread per row. The stable softmax (a maximum, then a sum) has
+// only the row form. Each call starts the sums from zero again.
+TEST_CASE("lowering: Kokkos row sums in chunks equal the interpreter on a skewed matrix") {
+  DenseTensor dense({40, 12000});
+  for (int64_t j = 1; j < 12000; j += 2) dense.at({9, j}) = 0.25 + static_cast<double>(j) / 12000;  // the heavy row
+  for (int64_t i : {3, 8, 10, 21, 37})
+    for (int64_t j = i; j < 12000; j += 401) dense.at({i, j}) = 0.5 + static_cast<double>(i) / 40;
+  const std::vector<CsrMatrix> matrices = {denseToCsr(dense), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<std::string> texts = {"A = S / sum(S, axis=1)", "A = exp(S) / sum(exp(S), axis=1)", "A = softmax(S, axis=1)"};
+  auto programFor = [](const std::string& text, const CsrMatrix& s) {
+    Environment env;
+    env.declare("S", {s.rows, s.cols}, Format::csr());
+    return parseProgram(text, env);
+  };
+  std::vector<Program> programs;
+  for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0]));
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+  for (size_t n = 0; n < texts.size(); ++n) {
+    INFO(texts[n] << "\n" << kernels[n].source());
+    const bool chunked = n < 2;
+    CHECK((kernels[n].source().find("react_chunk") != std::string::npos) == chunked);
+    CHECK((kernels[n].source().find("Kokkos::atomic_add") != std::string::npos) == chunked);
+    for (size_t m = 0; m < matrices.size(); ++m) {
+      const Program program = programFor(texts[n], matrices[m]);
+      const TensorValues inputs{{"S", matrices[m]}};
+      const TensorValues want = interpret(fuse(program, FusionMode::React), inputs);
+      for (int call = 0; call < 2; ++call)
+        requireClose(program, kernels[n].run(inputs), want, "matrix " + std::to_string(m) + ", call " + std::to_string(call));
+    }
+  }
+}
+
 // A Kokkos kernel's temporaries live in a workspace per allocation site, kept between calls
 // (ReactWorkspace, emit/workspace.h): each call fills it again, a larger input grows it, a
 // smaller one uses its start.

@@ -24,6 +24,8 @@ class KokkosPrinter : public CppPrinter {
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
@@ -59,6 +61,32 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   l.level = static_cast<size_t>(l.rows) * row_scratch_bytes > 48 * 1024 ? 1 : 0;
   l.league = (rows + l.rows - 1) / l.rows;
   return l;
+}
+// The most stored entries a row of a csr matrix holds (`positions`: rows + 1 of them, in the
+// kernel's memory), which picks one of two forms of a nest (ir::StmtKind::IfLongRows). Measured
+// by a reduction over the rows the first time a positions array (its address and rows) is seen,
+// then remembered: a reduction and the wait for it would cost a small matrix's kernels as much
+// again. A caller who rewrites a matrix's positions in place keeps the first choice, which
+// changes how fast the nest runs, never what it computes.
+static int64_t react_longest_row(const int64_t* positions, int64_t rows) {
+  static std::mutex known_mutex;
+  static std::map<std::pair<const int64_t*, int64_t>, int64_t> known;
+  const std::pair<const int64_t*, int64_t> key{positions, rows};
+  {
+    std::lock_guard<std::mutex> lock(known_mutex);
+    auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  int64_t longest = 0;
+  Kokkos::parallel_reduce("react_longest_row", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, rows),
+                          KOKKOS_LAMBDA(const int64_t r, int64_t& most) {
+                            const int64_t length = positions[r + 1] - positions[r];
+                            if (length > most) most = length;
+                          }, Kokkos::Max<int64_t>(longest));
+  std::lock_guard<std::mutex> lock(known_mutex);
+  if (known.size() >= 64) known.clear();  // a process that sees many matrices measures again
+  known[key] = longest;
+  return longest;
 }
 // The runtime the host side of react uses, declared by the ABI header above (REACT_KOKKOS_RUNTIME).
 extern "C" void react_runtime_initialize() {
@@ -231,28 +259,31 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     open("{");
     nestName_ = n.text;
     kernels_ = 0;
-    std::vector<Stmt> flat;
-    std::function<void(const Stmt&)> flatten = [&](const Stmt& s) {
-      if (s->kind == StmtKind::Block && !s->scoped)
-        for (const Stmt& c : s->body) flatten(c);
-      else
-        flat.push_back(s);
-    };
-    for (const Stmt& s : n.body) flatten(s);
-    for (const Stmt& s : flat) {
-      if (s->kind == StmtKind::Comment || s->kind == StmtKind::Let) {
-        stmt(s);
-      } else if (s->kind == StmtKind::For && s->schedule != Schedule::Serial) {
-        scheduledLoop(*s);
-      } else {
-        if (s->kind == StmtKind::For) privatesOf(*s);
-        open("Kokkos::parallel_for(" + kernelLabel() + ", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, 1), KOKKOS_LAMBDA(const int64_t) {");
-        if (s->kind == StmtKind::For) serialLoop(*s);
-        else stmt(s);
-        close("});");
-      }
-    }
+    for (const Stmt& s : n.body) launch(s);
     close();
+  }
+
+  void launch(const Stmt& s) {
+    if (s->kind == StmtKind::Block && !s->scoped) {
+      for (const Stmt& c : s->body) launch(c);
+    } else if (s->kind == StmtKind::Comment || s->kind == StmtKind::Let || s->kind == StmtKind::Allocate) {
+      stmt(s);
+    } else if (s->kind == StmtKind::IfLongRows) {
+      open("if (react_longest_row(" + mangle(s->name) + ", " + hostExpr(s->value) + ") > " + std::to_string(s->longRow) + ") {");
+      launch(s->body[0]);
+      close("} else {");
+      ++depth_;
+      launch(s->body[1]);
+      close();
+    } else if (s->kind == StmtKind::For && s->schedule != Schedule::Serial) {
+      scheduledLoop(*s);
+    } else {
+      if (s->kind == StmtKind::For) privatesOf(*s);
+      open("Kokkos::parallel_for(" + kernelLabel() + ", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, 1), KOKKOS_LAMBDA(const int64_t) {");
+      if (s->kind == StmtKind::For) serialLoop(*s);
+      else stmt(s);
+      close("});");
+    }
   }
 
   std::string kernelLabel() {
@@ -280,8 +311,10 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     }
   }
 
-  // One row per team thread; the row's scratch in the team's scratch memory.
+  // One row per team thread; the row's scratch in the team's scratch memory. A scope of its own:
+  // a nest may launch several.
   void rows(const StmtNode& l) {
+    open("{");
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
     std::string bytes = "0";
     for (const PrivateBuffer& b : l.privates) bytes += " + " + scratch(b) + "::shmem_size(" + mangle(Name{Role::Size, b.tensor}) + ")";
@@ -310,6 +343,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     body(l.body);
     close("});");
     close("});");
+    close();
   }
 
   // The scratch view type of a private buffer's values.

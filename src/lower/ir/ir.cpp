@@ -220,6 +220,16 @@ Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced) {
   return make(std::move(n));
 }
 
+Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt rowForm) {
+  StmtNode n;
+  n.kind = StmtKind::IfLongRows;
+  n.name = std::move(positions);
+  n.value = std::move(rows);
+  n.longRow = longRow;
+  n.body = {std::move(longForm), std::move(rowForm)};
+  return make(std::move(n));
+}
+
 Stmt nest(const std::string& name, std::vector<Stmt> body) {
   StmtNode n;
   n.kind = StmtKind::Nest;

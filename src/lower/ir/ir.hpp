@@ -119,6 +119,10 @@ enum class StmtKind {
   Fill,      // every element of a tensor's values := init
   Single,    // Kokkos: one lane of the row runs the body; elsewhere the body as is
   IfDevice,  // Kokkos: body[0] where the kernel runs on a device, body[1] on the host
+  // Kokkos: body[0] where a row of a csr matrix holds more than `longRow` stored entries, else
+  // body[1] (two forms of one nest, alike but for speed); `name`: the matrix's row positions,
+  // `value`: its rows. Measured once per positions array (react_longest_row in the prelude).
+  IfLongRows,
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
   // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
   // gives it made: Kernel::bind makes it once, a kernel bound to views at every run. Storage of
@@ -213,6 +217,7 @@ struct StmtNode {
   Name balancePositions;
   int64_t entryWork = 0, rowWork = 0;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
+  int64_t longRow = 0;       // IfLongRows
   // Merge (with `counter` and `body`)
   std::vector<MergeFinger> fingers;
   bool unite = false;
@@ -232,6 +237,7 @@ Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool pa
 Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
+Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt rowForm);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
 Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body);
 Stmt merge(Name counter, std::vector<MergeFinger> fingers, bool unite, std::optional<MergeFinger> appended,

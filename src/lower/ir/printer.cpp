@@ -88,6 +88,15 @@ class TextPrinter {
         stmt(s->body[1]);
         close();
         return;
+      case StmtKind::IfLongRows:
+        open("if longest_row(" + mangle(s->name) + ", " + print(s->value) + ") > " + std::to_string(s->longRow) + " {");
+        stmt(s->body[0]);
+        --depth_;
+        line("} else {");
+        ++depth_;
+        stmt(s->body[1]);
+        close();
+        return;
       case StmtKind::Prepare:
         open("prepare " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] unless given {");
         body(s->body);

@@ -121,6 +121,13 @@ class Verifier {
         body({s->body[0]});
         body({s->body[1]});
         return;
+      case StmtKind::IfLongRows:
+        if (s->body.size() != 2) fail("an IfLongRows without two branches", s);
+        if (s->name.role != Role::Positions) fail("an IfLongRows over '" + mangle(s->name) + "', not a level's positions", s);
+        expr(s->value, s);
+        body({s->body[0]});
+        body({s->body[1]});
+        return;
       case StmtKind::Comment: return;
       case StmtKind::Let:
         expr(s->value, s);

@@ -8,11 +8,7 @@ namespace react::passes {
 using namespace ir;
 using ir::Expr;
 
-namespace {
-
-// The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
-// positions, a nested position loop's stored entries per parent coordinate (the rows' average).
-Expr trips(const StmtNode& loop) {
+Expr laneTripCount(const StmtNode& loop) {
   if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load) return call(Callee::Cast, {loop.hi}, Type::Float64);
   const Expr& positions = loop.lo;  // positions[parent]
   Expr entries = var(Name{Role::StoredEntries, positions->name.text}, Type::Int64);
@@ -20,6 +16,8 @@ Expr trips(const StmtNode& loop) {
   Expr atLeastOne = call(Callee::Select, {binary(BinOp::Gt, parents, intImm(0)), parents, intImm(1)}, Type::Int64);
   return binary(BinOp::Div, call(Callee::Cast, {entries}, Type::Float64), call(Callee::Cast, {atLeastOne}, Type::Float64));
 }
+
+namespace {
 
 struct LaneMapping : Mutator {
   LaneMapping(const LoopProgram& p, bool reassociate) : p(p), reassociate(reassociate) {}
@@ -60,7 +58,7 @@ LanePlacement placeOnLanes(const std::vector<Stmt>& body, const LoopProgram& p, 
       out.body.push_back(single({c}));
       lanes = laneLoop(*c, p.tensors);
     }
-    if (lanes) out.trips = call(Callee::Max, {out.trips, trips(*lanes)}, Type::Float64);
+    if (lanes) out.trips = call(Callee::Max, {out.trips, laneTripCount(*lanes)}, Type::Float64);
   }
   return out;
 }

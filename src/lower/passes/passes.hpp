@@ -34,6 +34,9 @@ struct LanePlacement {
   ir::Expr trips;
 };
 LanePlacement placeOnLanes(const std::vector<ir::Stmt>& body, const LoopProgram& p, bool reassociate);
+// The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
+// positions, a nested position loop's stored entries per parent coordinate (the rows' average).
+ir::Expr laneTripCount(const ir::StmtNode& loop);
 
 // Kokkos: a Single whose statement is a chain of loops down to a dense loop of independent
 // iterations runs that loop on the lanes. On a device the lane loop becomes the outermost and each
@@ -72,6 +75,14 @@ std::shared_ptr<ir::StmtNode> chunkPositions(const ir::Stmt& row, const ir::Stmt
 // memory under it atomic, the lanes placed along the dense loop under each fibre. The loop it gives
 // has its laneTrips set, and lane mapping leaves it as it is.
 LoopProgram chunkFibres(const LoopProgram& p);
+
+// Kokkos, reassociated order: a csr row loop that sums over the row's stored entries into a
+// private T(i) and then reads T(i) at each of them (row normalisation, softmax) gets a second
+// form, run where the matrix has a row of more than 4,096 entries (IfLongRows): two loops over
+// the stored entries in chunks of equal length regardless of rows (chunkPositions); the first
+// adds each chunk's part of a row's sum into an array of the rows, atomically; the second,
+// launched after it, reads the finished sums. A long row is then no longer one team thread's.
+LoopProgram chunkRowReductions(const LoopProgram& p);
 
 // A dense input matrix read along its stride (C(k,j) over k) by a loop that reads along its index
 // (OpenMP: an innermost loop; Kokkos: a lane loop), which a loop around it repeats, is read from a
