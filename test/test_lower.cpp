@@ -142,17 +142,26 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   }
 }
 
+// A matrix whose row `heavy` holds every other column and five rows a few entries each (the row
+// after the heavy one among them); the other rows, first, inside and last, empty: what the
+// chunked forms split.
+namespace {
+CsrMatrix skewedMatrix(int64_t rows, int64_t cols, int64_t heavy) {
+  DenseTensor dense({rows, cols});
+  for (int64_t j = 0; j < cols; j += 2) dense.at({heavy, j}) = 0.25 + static_cast<double>(j) / static_cast<double>(cols);
+  for (int64_t i : {int64_t{3}, heavy + 1, heavy + 2, rows / 2, rows - 3})
+    for (int64_t j = i; j < cols; j += 37 + cols / 40) dense.at({i, j}) = 0.5 + static_cast<double>(i) / static_cast<double>(rows);
+  return denseToCsr(dense);
+}
+}  // namespace
+
 // SpMM (a dense loop under each stored entry): the stored entries in chunks of equal length that
 // split rows, each row's part added atomically (passes/fibre_chunks.cpp), so one heavy row no
 // longer runs on one team thread. One row holds most entries, empty rows lie first, inside and
 // last; both associations of S @ C @ D (the right one's second nest is a plain SpMM); the host's
 // loop order and the GPU's.
 TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the interpreter on a skewed matrix") {
-  DenseTensor dense({30, 200});
-  for (int64_t j = 0; j < 200; j += 2) dense.at({7, j}) = 1.0 + static_cast<double>(j) / 100;  // the heavy row
-  for (int64_t i : {3, 8, 9, 20, 28})
-    for (int64_t j = i; j < 200; j += 37) dense.at({i, j}) = 0.5 + static_cast<double>(i) / 10;
-  const std::vector<CsrMatrix> matrices = {denseToCsr(dense), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<CsrMatrix> matrices = {skewedMatrix(30, 200, 7), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
   const std::vector<std::string> texts = {"A(i,j) = S(i,m) * C(m,j)", "A = S @ (C @ D)", "A = S @ C @ D"};
   auto programFor = [](const std::string& text, const CsrMatrix& s) {
     Environment env;
@@ -197,11 +206,7 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
 // so it runs the row form, a team thread per row. The stable softmax (a maximum, then a sum) has
 // only the row form. Each call starts the sums from zero again.
 TEST_CASE("lowering: Kokkos row sums in chunks equal the interpreter on a skewed matrix") {
-  DenseTensor dense({40, 12000});
-  for (int64_t j = 1; j < 12000; j += 2) dense.at({9, j}) = 0.25 + static_cast<double>(j) / 12000;  // the heavy row
-  for (int64_t i : {3, 8, 10, 21, 37})
-    for (int64_t j = i; j < 12000; j += 401) dense.at({i, j}) = 0.5 + static_cast<double>(i) / 40;
-  const std::vector<CsrMatrix> matrices = {denseToCsr(dense), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
   const std::vector<std::string> texts = {"A = S / sum(S, axis=1)", "A = exp(S) / sum(exp(S), axis=1)", "A = softmax(S, axis=1)"};
   auto programFor = [](const std::string& text, const CsrMatrix& s) {
     Environment env;

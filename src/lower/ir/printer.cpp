@@ -79,24 +79,9 @@ class TextPrinter {
         body(s->body);
         close();
         return;
-      case StmtKind::IfDevice:
-        open(s->forcedOrder ? "if device (forced) {" : "if device {");
-        stmt(s->body[0]);
-        --depth_;
-        line("} else {");
-        ++depth_;
-        stmt(s->body[1]);
-        close();
-        return;
+      case StmtKind::IfDevice: return branches(s->forcedOrder ? "if device (forced) {" : "if device {", *s);
       case StmtKind::IfLongRows:
-        open("if longest_row(" + mangle(s->name) + ", " + print(s->value) + ") > " + std::to_string(s->longRow) + " {");
-        stmt(s->body[0]);
-        --depth_;
-        line("} else {");
-        ++depth_;
-        stmt(s->body[1]);
-        close();
-        return;
+        return branches("if longest_row(" + mangle(s->name) + ", " + print(s->value) + ") > " + std::to_string(s->longRow) + " {", *s);
       case StmtKind::Prepare:
         open("prepare " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] unless given {");
         body(s->body);
@@ -139,6 +124,16 @@ class TextPrinter {
  private:
   void body(const std::vector<Stmt>& b) {
     for (const Stmt& s : b) stmt(s);
+  }
+  // A statement of two branches (IfDevice, IfLongRows) under the line `head`.
+  void branches(const std::string& head, const StmtNode& s) {
+    open(head);
+    stmt(s.body[0]);
+    --depth_;
+    line("} else {");
+    ++depth_;
+    stmt(s.body[1]);
+    close();
   }
   void line(const std::string& s) { out_ << std::string(static_cast<size_t>(2 * depth_), ' ') << s << "\n"; }
   void open(const std::string& s) {
