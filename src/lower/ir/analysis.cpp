@@ -35,6 +35,12 @@ std::string writtenTensor(const StmtNode& assign) {
   return assign.target->kind == ExprKind::Access ? assign.target->tensor : "";
 }
 
+bool writesTensor(const Stmt& s, const std::string& tensor) {
+  bool w = false;
+  forEachStmt(s, [&](const Stmt& st) { w |= st->kind == StmtKind::Assign && writtenTensor(*st) == tensor; });
+  return w;
+}
+
 const StmtNode* onlyStatement(const StmtNode& loop) {
   const StmtNode* only = nullptr;
   for (const Stmt& s : loop.body) {

@@ -53,5 +53,7 @@ bool declaresLocals(const StmtNode& loop);
 const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors);
 // The tensor an assignment writes ("" for a local variable).
 std::string writtenTensor(const StmtNode& assign);
+// Does an assignment in `s` (or `s` itself) write `tensor`?
+bool writesTensor(const Stmt& s, const std::string& tensor);
 
 }  // namespace react::ir

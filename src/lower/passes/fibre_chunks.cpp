@@ -75,12 +75,6 @@ bool resets(const Stmt& s, const std::string& tensor, double init) {
   return only;
 }
 
-bool writes(const Stmt& s, const std::string& tensor) {
-  bool w = false;
-  forEachStmt(s, [&](const Stmt& st) { w |= st->kind == StmtKind::Assign && writtenTensor(*st) == tensor; });
-  return w;
-}
-
 struct FibreChunks : Mutator {
   explicit FibreChunks(const LoopProgram& p) : p(p) {}
   const LoopProgram& p;
@@ -113,7 +107,7 @@ struct FibreChunks : Mutator {
     for (const PrivateBuffer& b : row.privates) {
       const Stmt* last = nullptr;
       for (const Stmt& s : fibres->body)
-        if (writes(s, b.tensor)) last = &s;
+        if (writesTensor(s, b.tensor)) last = &s;
       if (last && !resets(*last, b.tensor, b.init)) return nullptr;
     }
     return fibres;

@@ -68,15 +68,12 @@ bool plainLoop(const StmtNode& loop) {
   return plain;
 }
 
-bool mentions(const StmtNode& loop, const std::string& tensor, bool writes) {
+// Does an assignment in the loop read `tensor`?
+bool reads(const Stmt& loop, const std::string& tensor) {
   bool found = false;
-  forEachStmt(loop.body, [&](const Stmt& s) {
-    if (s->kind != StmtKind::Assign) return;
-    if (writes) {
-      found |= writtenTensor(*s) == tensor;
-      return;
-    }
-    forEachExpr(s->value, [&](const Expr& e) { found |= e->kind == ExprKind::Access && e->tensor == tensor; });
+  forEachStmt(loop, [&](const Stmt& s) {
+    if (s->kind == StmtKind::Assign)
+      forEachExpr(s->value, [&](const Expr& e) { found |= e->kind == ExprKind::Access && e->tensor == tensor; });
   });
   return found;
 }
@@ -100,7 +97,7 @@ std::optional<RowReduction> rowReduction(const StmtNode& row, const LoopProgram&
         return std::nullopt;
       r.sum = s.get();
     } else {
-      if (s->iterations != Iterations::Independent || mentions(*s, t.tensor, true) || !mentions(*s, t.tensor, false))
+      if (s->iterations != Iterations::Independent || writesTensor(s, t.tensor) || !reads(s, t.tensor))
         return std::nullopt;
       r.use = s.get();
     }
@@ -164,10 +161,12 @@ LoopProgram chunkRowReductions(const LoopProgram& p) {
   LoopProgram out = p;
   for (Stmt& s : out.body) {
     if (s->kind != StmtKind::Nest) continue;
-    auto nest = copy(s);
-    for (Stmt& b : nest->body) {
+    std::shared_ptr<StmtNode> nest;
+    for (size_t k = 0; k < s->body.size(); ++k) {
       std::optional<RowReduction> r;
-      if (b->kind != StmtKind::For || !(r = rowReduction(*b, p))) continue;
+      const Stmt& row = s->body[k];
+      if (row->kind != StmtKind::For || !(r = rowReduction(*row, p))) continue;
+      if (!nest) nest = copy(s);
       // The sums, an array of the rows under a name of their own: the row form keeps the private.
       const std::string& t = r->temporary.tensor;
       const std::string sums = freshName(t, out);
@@ -176,12 +175,12 @@ LoopProgram chunkRowReductions(const LoopProgram& p) {
       out.tensors.emplace(sums, storage);
       out.dimIndices[sums] = p.dimIndices.at(t);
       const Name size{Role::Size, sums};
-      Stmt longForm = block({let(size, Type::Int64, b->hi),
+      Stmt longForm = block({let(size, Type::Int64, row->hi),
                              allocate(sums, r->temporary.type, var(size, Type::Int64), r->temporary.init, true),
-                             inChunks(*b, renamed(*r->sum, t, sums), sums, p), inChunks(*b, renamed(*r->use, t, sums), sums, p)});
-      b = ifLongRows(*rowPositions(*r->sum, b->counter), b->hi, kLongRow, longForm, b);
+                             inChunks(*row, renamed(*r->sum, t, sums), sums, p), inChunks(*row, renamed(*r->use, t, sums), sums, p)});
+      nest->body[k] = ifLongRows(*rowPositions(*r->sum, row->counter), row->hi, kLongRow, longForm, row);
     }
-    s = nest;
+    if (nest) s = nest;
   }
   return out;
 }
