@@ -181,7 +181,10 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     line("Kokkos::atomic_add(&" + target + ", " + value + ");");
   }
 
-  // A temporary's storage: this site's workspace, leased for the run (workspace.h).
+  // A temporary's storage: this site's workspace, leased for the run (workspace.h). Its fill,
+  // as fill()'s, is given the execution space: it then runs in order with the nests, where
+  // deep_copy without one waits for the device before and after (on an H100 the fill of row
+  // normalisation's sums cost 0.07 ms that way, a third of the whole kernel on a 4M-entry graph).
   void allocate(const StmtNode& a) override {
     const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
     const std::string storage = "ReactDeviceArray<" + type + ">";
@@ -189,7 +192,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
          ">& { static auto& w = react_device_workspace<" + type + ">(); return w; }());");
     line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
     if (!a.uninitialized)
-      line("Kokkos::deep_copy(Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
+      line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
            ")), " + literalText(a.init, a.type) + ");");
   }
 
@@ -206,7 +209,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   }
 
   void fill(const StmtNode& f) override {
-    line("Kokkos::deep_copy(Kokkos::View<" + typeName(f.type) + "*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) +
+    line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + typeName(f.type) + "*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) +
          ", static_cast<size_t>(" + mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init, f.type) + ");");
   }
 

@@ -8,6 +8,10 @@ namespace react::passes {
 using namespace ir;
 using ir::Expr;
 
+namespace {
+
+// The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
+// positions, a nested position loop's stored entries per parent coordinate (the rows' average).
 Expr laneTripCount(const StmtNode& loop) {
   if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load) return call(Callee::Cast, {loop.hi}, Type::Float64);
   const Expr& positions = loop.lo;  // positions[parent]
@@ -16,8 +20,6 @@ Expr laneTripCount(const StmtNode& loop) {
   Expr atLeastOne = call(Callee::Select, {binary(BinOp::Gt, parents, intImm(0)), parents, intImm(1)}, Type::Int64);
   return binary(BinOp::Div, call(Callee::Cast, {entries}, Type::Float64), call(Callee::Cast, {atLeastOne}, Type::Float64));
 }
-
-namespace {
 
 struct LaneMapping : Mutator {
   LaneMapping(const LoopProgram& p, bool reassociate) : p(p), reassociate(reassociate) {}

@@ -34,9 +34,6 @@ struct LanePlacement {
   ir::Expr trips;
 };
 LanePlacement placeOnLanes(const std::vector<ir::Stmt>& body, const LoopProgram& p, bool reassociate);
-// The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
-// positions, a nested position loop's stored entries per parent coordinate (the rows' average).
-ir::Expr laneTripCount(const ir::StmtNode& loop);
 
 // Kokkos: a Single whose statement is a chain of loops down to a dense loop of independent
 // iterations runs that loop on the lanes. On a device the lane loop becomes the outermost and each

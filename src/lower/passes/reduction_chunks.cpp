@@ -13,10 +13,11 @@
 //
 // What it costs: the row sums go to memory (written once per row and chunk, read once per
 // entry's chunk), a chunk's two binary searches for its first and last rows (RowOf), a chunk's
-// rows one after another on its team thread, and a second launch and a fill. On an H100 that is
-// 0.09 ms on cora and 0.12 ms on email-Enron (longest row 1,383), against 0.023 and 0.037 for a
-// team thread per row, and 0.32 ms against 10.8 on the 4M-entry power-law graph (longest row
-// 303,615). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured
+// rows one after another on its team thread, and a second launch and a fill. On an H100 that was
+// 0.09 ms on cora and 0.12 ms on email-Enron (longest row 1,383; chunks of 64), against 0.023 and
+// 0.037 for a team thread per row; on the 4M-entry power-law graph (longest row 303,615) it is
+// 0.19 ms against 10.8 (cuSPARSE 0.15: the chunks' rows are still walked one after another,
+// latency-bound). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured
 // once per matrix, picks the form; up to kLongRow entries (the longest rows of the real graphs
 // measured so far are under 4,000) a row keeps its team thread.
 //
@@ -40,9 +41,14 @@ using ir::Expr;
 
 namespace {
 
-// Stored entries per chunk: a few rows of a graph's average length on the lanes one after
-// another, enough to pay for the chunk's two binary searches.
-constexpr int64_t kEntriesPerChunk = 64;
+// Stored entries per chunk, and per lane of a chunk. Measured on an H100 on the 4M-entry
+// power-law graph (row normalisation, ms; docs/benchmarks-device.md): 64 entries on the 8 lanes
+// of the graph's average row 0.24, 8 entries per lane 0.19 to 0.24 from 16 to 64 entries per
+// chunk (best at 16 and 32), one lane 0.24 at 8 and 16 entries and 0.27 at 32. A shorter chunk
+// splits a long row further but adds binary searches, and atomic additions into one row's sum,
+// which queue behind one another.
+constexpr int64_t kEntriesPerChunk = 32;
+constexpr int64_t kEntriesPerLane = 8;
 // The longest row from which the chunks run instead of a team thread per row.
 constexpr int64_t kLongRow = 4096;
 
@@ -143,8 +149,7 @@ Stmt inChunks(const StmtNode& row, const Stmt& entries, const std::string& sums,
   atomics.sums = &sums;
   rows->body = atomics.mutate(lanes.body);
   chunks->body.back() = rows;
-  // The lanes follow the row's entries, as lane mapping would place them on the whole row.
-  chunks->laneTrips = laneTripCount(*entries);
+  chunks->laneTrips = cast(intImm(kEntriesPerChunk / kEntriesPerLane), Type::Float64);
   return chunks;
 }
 
