@@ -66,9 +66,9 @@ std::vector<PassExample> examples() {
       {"fibre-chunks", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},
       // A row's sum and its use, each a loop over the stored entries in chunks; the sum an array of
       // the rows, added into atomically. The stable softmax's rows (a maximum, then a sum) are left.
-      {"reduction-chunks", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
-      {"reduction-chunks", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
-      {"reduction-chunks", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"reduction-runs", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"reduction-runs", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"reduction-runs", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       // C @ D, a plain dense product, records what it computes (a library may compute it); S's
       // product with C, a sparse one, is left as it is.
       {"dense-product", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},

@@ -40,6 +40,28 @@ template <class T> struct ReactMax : Kokkos::Max<T> {
   KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
   KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
 };
+// A run's part of its first row (ir::StmtKind::EntryRuns), added into `target`: on a GPU the
+// lanes of a warp (vector lanes, threadIdx.x, with a vector length of 32) first sum the parts of
+// the rows they share, keyed by row (`row`, ascending over the lanes; -1 for a lane without
+// entries), and the lowest lane of each row adds the sum, so that a long row takes one atomic
+// addition per warp rather than one per run (atomics into one element queue behind one
+// another). Every lane of the warp must call it.
+template <class T> KOKKOS_INLINE_FUNCTION void react_add_first_row(T* target, int64_t row, T part) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    const int lane = threadIdx.x;
+    for (int d = 1; d < 32; d <<= 1) {  // a segmented sum downwards: lanes with another row stop it
+      const T other = __shfl_down_sync(0xffffffffu, part, d);
+      const int64_t its = __shfl_down_sync(0xffffffffu, row, d);
+      if (lane + d < 32 && its == row) part += other;
+    }
+    const int64_t before = __shfl_up_sync(0xffffffffu, row, 1);
+    if (row >= 0 && (lane == 0 || before != row)) Kokkos::atomic_add(target, part);
+    return;
+  }
+#endif
+  if (row >= 0) Kokkos::atomic_add(target, part);
+}
 // A team's scratch for temporaries of value type T.
 template <class T> using react_scratch =
     Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -278,6 +300,8 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
       ++depth_;
       launch(s->body[1]);
       close();
+    } else if (s->kind == StmtKind::EntryRuns) {
+      entryRuns(*s);
     } else if (s->kind == StmtKind::For && s->schedule != Schedule::Serial) {
       scheduledLoop(*s);
     } else {
@@ -344,6 +368,55 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
            "[q] = " + literalText(b.init, b.type) + "; });");
     }
     body(l.body);
+    close("});");
+    close("});");
+    close();
+  }
+
+  // One run per lane: on a GPU warps of 32 lanes, 4 to a team; on a host one run per team. The
+  // run finds its first entry's row by a binary search and walks the rows from there.
+  void entryRuns(const StmtNode& r) {
+    const std::string entries = hostExpr(r.hi), length = std::to_string(r.runLength), row = mangle(r.rowCounter),
+                      entry = mangle(r.counter), positions = mangle(r.name), count = expr(r.hi);
+    open("{");
+    line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
+    line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
+    line("const int64_t react_runs = (" + entries + " + " + length + " - 1) / " + length + ";");
+    line("const policy_t policy((react_runs + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
+    open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
+    open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, react_threads), [&](const int64_t thread) {");
+    open("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, react_lanes), [&](const int64_t lane) {");
+    line("const int64_t react_run = (team.league_rank() * react_threads + thread) * react_lanes + lane;");
+    line("const int64_t react_first = react_min(react_run * " + length + ", " + count + ");");
+    line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
+    line("int64_t " + row + " = react_first < react_last ? react_row_of(" + positions + ", " + expr(r.value) + ", react_first) : 0;");
+    const bool sums = r.target != nullptr;
+    std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(0, r.reduceType);
+    if (sums) {
+      line(type + " " + acc + " = " + zero + ", react_first_part = " + zero + ";");
+      line("int64_t react_first_row = -1;");
+    }
+    // A row's part ends: the run's first row waits for the warp; a row inside the run is the run's.
+    auto rowEnds = [&](const std::string& otherwise) {
+      line("if (react_first_row < 0) { react_first_row = " + row + "; react_first_part = " + acc + "; } else " + otherwise);
+      line(acc + " = " + zero + ";");
+    };
+    open("for (int64_t " + entry + " = react_first; " + entry + " < react_last; ++" + entry + ") {");
+    open("while (" + positions + "[" + row + " + 1] <= " + entry + ") {");
+    if (sums) rowEnds(expr(r.target) + " = " + acc + ";");
+    line("++" + row + ";");
+    close();
+    body(r.body);
+    close();
+    if (sums) {
+      // The run's last row may go on in the next run.
+      open("if (react_first < react_last) {");
+      rowEnds("Kokkos::atomic_add(&" + expr(r.target) + ", " + acc + ");");
+      close();
+      line(row + " = react_first_row < 0 ? 0 : react_first_row;");
+      line("react_add_first_row(&" + expr(r.target) + ", react_first_row, react_first_part);");
+    }
+    close("});");
     close("});");
     close("});");
     close();

@@ -230,6 +230,23 @@ Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt 
   return make(std::move(n));
 }
 
+Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,
+               Expr target, Name accumulator, Type accumulatorType) {
+  StmtNode n;
+  n.kind = StmtKind::EntryRuns;
+  n.counter = std::move(entry);
+  n.rowCounter = std::move(row);
+  n.name = std::move(positions);
+  n.value = std::move(rows);
+  n.hi = std::move(entries);
+  n.runLength = runLength;
+  n.body = std::move(body);
+  n.target = std::move(target);
+  n.reduceVar = std::move(accumulator);
+  n.reduceType = accumulatorType;
+  return make(std::move(n));
+}
+
 Stmt nest(const std::string& name, std::vector<Stmt> body) {
   StmtNode n;
   n.kind = StmtKind::Nest;

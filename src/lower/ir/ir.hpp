@@ -123,6 +123,14 @@ enum class StmtKind {
   // body[1] (two forms of one nest, alike but for speed); `name`: the matrix's row positions,
   // `value`: its rows. Measured once per positions array (react_longest_row in the prelude).
   IfLongRows,
+  // Kokkos: the stored entries [0, hi) of a csr matrix (`name`: its row positions, `value`: its
+  // rows) in runs of `runLength` consecutive entries, one run per lane whatever their rows;
+  // body per entry, `counter` its position and `rowCounter` its row. With a `target` (an element
+  // of an array of the rows, at rowCounter), the body adds into the accumulator `reduceVar`, and
+  // each row's part of a run is added into the row's element: stored where the row lies inside
+  // the run, else atomically, a run's first row after the lanes of a warp that share it are
+  // combined (passes/reduction_runs.cpp says why).
+  EntryRuns,
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
   // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
   // gives it made: Kernel::bind makes it once, a kernel bound to views at every run. Storage of
@@ -218,6 +226,8 @@ struct StmtNode {
   int64_t entryWork = 0, rowWork = 0;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
   int64_t longRow = 0;       // IfLongRows
+  Name rowCounter;           // EntryRuns
+  int64_t runLength = 0;     // EntryRuns
   // Merge (with `counter` and `body`)
   std::vector<MergeFinger> fingers;
   bool unite = false;
@@ -238,6 +248,10 @@ Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
 Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt rowForm);
+// Entry runs (see StmtKind::EntryRuns) that add into `target` through `accumulator` when one is
+// given (a null target: none).
+Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,
+               Expr target = nullptr, Name accumulator = {}, Type accumulatorType = Type::Float64);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
 Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body);
 Stmt merge(Name counter, std::vector<MergeFinger> fingers, bool unite, std::optional<MergeFinger> appended,

@@ -82,6 +82,15 @@ class TextPrinter {
       case StmtKind::IfDevice: return branches(s->forcedOrder ? "if device (forced) {" : "if device {", *s);
       case StmtKind::IfLongRows:
         return branches("if longest_row(" + mangle(s->name) + ", " + print(s->value) + ") > " + std::to_string(s->longRow) + " {", *s);
+      case StmtKind::EntryRuns: {
+        std::string head = "for " + mangle(s->counter) + " in [0, " + print(s->hi) + ") in runs of " + std::to_string(s->runLength) +
+                           ", " + mangle(s->rowCounter) + " its row of " + mangle(s->name) + "[0.." + print(s->value) + "]";
+        if (s->target) head += ", rows' parts of " + mangle(s->reduceVar) + typeSuffix(s->reduceType) + " into " + print(s->target);
+        open(head + " {");
+        body(s->body);
+        close();
+        return;
+      }
       case StmtKind::Prepare:
         open("prepare " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] unless given {");
         body(s->body);

@@ -128,6 +128,7 @@ class Verifier {
         body({s->body[0]});
         body({s->body[1]});
         return;
+      case StmtKind::EntryRuns: return entryRuns(s);
       case StmtKind::Comment: return;
       case StmtKind::Let:
         expr(s->value, s);
@@ -190,6 +191,27 @@ class Verifier {
         sameType(valueTypeOf(k_.tensors.at(s->name.text)), s->type, "tensor '" + s->name.text + "'", s);
         return;
     }
+  }
+
+  // Positions of a level, bounds computed outside, a positive run length; the entry, its row and
+  // the accumulator bound inside; a target of the accumulator's type.
+  void entryRuns(const Stmt& s) {
+    if (s->name.role != Role::Positions) fail("entry runs over '" + mangle(s->name) + "', not a level's positions", s);
+    if (s->runLength < 1) fail("entry runs of no entries", s);
+    expr(s->value, s);
+    expr(s->hi, s);
+    if (lookup(s->counter) || lookup(s->rowCounter)) fail("an entry or row counter that is already bound", s);
+    scopes_.emplace_back();
+    declare(s->counter, {false, Type::Int64});
+    declare(s->rowCounter, {false, Type::Int64});
+    if (s->target) {
+      if (s->target->kind != ExprKind::Access && s->target->kind != ExprKind::Load) fail("entry runs that add into an expression", s);
+      expr(s->target, s);
+      sameType(s->target->type, s->reduceType, "the accumulator", s);
+      declare(s->reduceVar, {true, s->reduceType});
+    }
+    body(s->body);
+    scopes_.pop_back();
   }
 
   // Each finger a compressed level of a pattern the kernel has, its bounds computed outside; its

@@ -75,11 +75,11 @@ LoopProgram chunkFibres(const LoopProgram& p);
 
 // Kokkos, reassociated order: a csr row loop that sums over the row's stored entries into a
 // private T(i) and then reads T(i) at each of them (row normalisation, softmax) gets a second
-// form, run where the matrix has a row of more than 4,096 entries (IfLongRows): two loops over
-// the stored entries in chunks of equal length regardless of rows (chunkPositions); the first
-// adds each chunk's part of a row's sum into an array of the rows, atomically; the second,
-// launched after it, reads the finished sums. A long row is then no longer one team thread's.
-LoopProgram chunkRowReductions(const LoopProgram& p);
+// form, run where the matrix has a row of more than 1,024 entries (IfLongRows): two loops over
+// the stored entries in runs of a few entries, one run per lane regardless of rows (EntryRuns);
+// the first adds each run's part of a row's sum into an array of the rows, the second, launched
+// after it, reads the finished sums. A long row is then no longer one team thread's.
+LoopProgram runRowReductions(const LoopProgram& p);
 
 // A dense input matrix read along its stride (C(k,j) over k) by a loop that reads along its index
 // (OpenMP: an innermost loop; Kokkos: a lane loop), which a loop around it repeats, is read from a

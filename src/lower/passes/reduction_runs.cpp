@@ -1,35 +1,42 @@
 // Kokkos: a row that sums over its stored entries and then uses the sum at each of them (row
 // normalisation, softmax) gets a second form, chosen at run time where a row holds more than
-// kLongRow stored entries: two loops over the stored entries in chunks of equal length, whatever
-// their rows; the first adds each chunk's part of a row's sum into an array of the rows,
-// atomically; the second, launched after it, reads the finished sums.
+// kLongRow stored entries: two loops over the stored entries in runs of a few consecutive
+// entries, one run per lane whatever their rows (ir::StmtKind::EntryRuns); the first adds each
+// run's part of a row's sum into an array of the rows, the second, launched after it, reads the
+// finished sums.
 //
 // Why: fused, the row's sum is a scalar private to the row's team thread, and the row's use of it
 // must wait for the whole sum, so a row is one team thread's work. On a power-law graph one row
 // holds 300,000 of 4M entries and the whole kernel waits for the team thread that runs it: row
 // normalisation took 10.8 ms on an H100 where cuSPARSE's row sums and scaling take 0.14 ms
-// (docs/benchmarks-device.md). In chunks, a long row is split over as many team threads as it
-// has chunks; the sum crosses chunks through memory, so it can no longer stay in a register.
+// (docs/benchmarks-device.md). In runs, a long row is split over as many lanes as it has runs; the
+// sum crosses runs through memory, so it can no longer stay in a register.
 //
-// What it costs: the row sums go to memory (written once per row and chunk, read once per
-// entry's chunk), a chunk's two binary searches for its first and last rows (RowOf), a chunk's
-// rows one after another on its team thread, and a second launch and a fill. On an H100 that was
-// 0.09 ms on cora and 0.12 ms on email-Enron (longest row 1,383; chunks of 64), against 0.023 and
-// 0.037 for a team thread per row; on the 4M-entry power-law graph (longest row 303,615) it is
-// 0.19 ms against 10.8 (cuSPARSE 0.15: the chunks' rows are still walked one after another,
-// latency-bound). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured
-// once per matrix, picks the form; up to kLongRow entries (the longest rows of the real graphs
-// measured so far are under 4,000) a row keeps its team thread.
+// Why runs, one per lane: every lane reads its own few consecutive entries whatever their rows,
+// finding its first row by one binary search and the next by the positions, so no lane idles on
+// a short row and no row's entries wait for one another. A row inside a run is the run's alone
+// and stored; the run's last row adds atomically; its first row, where a long row spans many
+// runs, is summed over the warp's lanes that share it before one atomic addition (atomics into one
+// element queue: one per run of 8 took 0.12 ms on the 4M-entry graph's longest row alone). Before,
+// in chunks of entries whose rows a team thread walked one after another, a lane reduction and
+// an atomic addition each, the form took 0.195 ms on that graph (cuSPARSE 0.15), and 0.108 ms in
+// runs.
+//
+// What it costs: the row sums go to memory, a binary search per run, a second launch and a fill.
+// On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
+// 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
+// 0.028). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured once
+// per matrix, picks the form; up to kLongRow entries a row keeps its team thread.
 //
 // What it requires of the row: a dense row loop (csr's rows) with one private temporary, a sum
 // over the row (its row index alone: T(i)), and nothing in the row but a loop over the row's
 // stored entries that sums into it (and may set entry temporaries, as softmax's exp), a loop
 // over the same entries of independent iterations that reads it, and the temporary's reset; no
-// locals, no co-iteration, nothing else scheduled. In the chunked form the temporary is an
-// array of the rows under a name of its own (the row form keeps the private), set to zero
-// before the first loop, without the reset (each row's element is written by every chunk of the
-// row, and read by every chunk of the second loop). Atomic additions reassociate the sum: under
-// the written order the row keeps its team thread.
+// locals, no co-iteration, nothing else scheduled. In the runs form the temporary is an array of
+// the rows under a name of its own (the row form keeps the private), set to zero before the first
+// loop, without the reset (each row's element is written by every run of the row, and read by
+// every run of the second loop). Atomic additions reassociate the sum: under the written order the
+// row keeps its team thread.
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
@@ -41,16 +48,16 @@ using ir::Expr;
 
 namespace {
 
-// Stored entries per chunk, and per lane of a chunk. Measured on an H100 on the 4M-entry
-// power-law graph (row normalisation, ms; docs/benchmarks-device.md): 64 entries on the 8 lanes
-// of the graph's average row 0.24, 8 entries per lane 0.19 to 0.24 from 16 to 64 entries per
-// chunk (best at 16 and 32), one lane 0.24 at 8 and 16 entries and 0.27 at 32. A shorter chunk
-// splits a long row further but adds binary searches, and atomic additions into one row's sum,
-// which queue behind one another.
-constexpr int64_t kEntriesPerChunk = 32;
-constexpr int64_t kEntriesPerLane = 8;
-// The longest row from which the chunks run instead of a team thread per row.
-constexpr int64_t kLongRow = 4096;
+// Stored entries per run, of the loop that sums and of the loop that uses the sums. Measured with
+// hand-written kernels of the same shape on an H100 on the 2.4M-entry power-law graph (ms, both
+// loops): sums in runs of 4, 8 and 16 with uses in runs of 4, 0.075, 0.071 and 0.076; uses in
+// runs of 8 and 16 after sums in runs of 8, 0.077 and 0.105 (a lane's stores 16 entries apart
+// leave a warp's stores scattered).
+constexpr int64_t kSumRun = 8;
+constexpr int64_t kUseRun = 4;
+// The longest row a team thread runs: on an H100 the runs form was slower on the shared matrices
+// whose longest rows are under 1,000 entries and faster on email-Enron's 1,383 (see above).
+constexpr int64_t kLongRow = 1024;
 
 // A row loop of the shape the file's comment admits, taken apart.
 struct RowReduction {
@@ -128,29 +135,16 @@ Stmt renamed(const StmtNode& loop, const std::string& from, const std::string& t
   return out;
 }
 
-// One loop of the row, over the row's entries in chunks, on the lanes by lane mapping's rule;
-// every write of the row sums atomic.
-Stmt inChunks(const StmtNode& row, const Stmt& entries, const std::string& sums, const LoopProgram& p) {
-  auto part = std::make_shared<StmtNode>(row);
-  part->body = {entries};
-  part->privates.clear();
+// One loop of the row, over the row's entries in runs whatever their rows: with `sums`, the
+// loop that sums, its additions into the row's element made into the run's accumulator.
+Stmt inRuns(const StmtNode& row, const Stmt& entries, const std::string& sums, Type type, int64_t runLength) {
   const Name& positions = *rowPositions(*entries, row.counter);
-  auto chunks = chunkPositions(part, *entries, entries->body, var(Name{Role::StoredEntries, positions.text}, Type::Int64),
-                               kEntriesPerChunk);
-  auto rows = copy(chunks->body.back());
-  LanePlacement lanes = placeOnLanes(rows->body, p, true);
-  struct AtomicSums : Mutator {
-    const std::string* sums;
-    Stmt visit(const Stmt& s) override {
-      if (s->kind == StmtKind::Assign && writtenTensor(*s) == *sums) return atomicAdd(s->target, s->value);
-      return mutateChildren(s);
-    }
-  } atomics;
-  atomics.sums = &sums;
-  rows->body = atomics.mutate(lanes.body);
-  chunks->body.back() = rows;
-  chunks->laneTrips = cast(intImm(kEntriesPerChunk / kEntriesPerLane), Type::Float64);
-  return chunks;
+  const Expr count = var(Name{Role::StoredEntries, positions.text}, Type::Int64);
+  if (sums.empty()) return entryRuns(entries->counter, row.counter, positions, row.hi, count, runLength, entries->body);
+  const Expr target = access(sums, {loopIndex(row)}, type);
+  const Name accumulator{Role::Generated, "react_row_part"};
+  return entryRuns(entries->counter, row.counter, positions, row.hi, count, runLength,
+                   retargetWrites(entries->body, target, var(accumulator, type)), target, accumulator, type);
 }
 
 // A name for the row sums that no tensor of the kernel has.
@@ -162,7 +156,7 @@ std::string freshName(const std::string& base, const LoopProgram& p) {
 
 }  // namespace
 
-LoopProgram chunkRowReductions(const LoopProgram& p) {
+LoopProgram runRowReductions(const LoopProgram& p) {
   LoopProgram out = p;
   for (Stmt& s : out.body) {
     if (s->kind != StmtKind::Nest) continue;
@@ -182,7 +176,8 @@ LoopProgram chunkRowReductions(const LoopProgram& p) {
       const Name size{Role::Size, sums};
       Stmt longForm = block({let(size, Type::Int64, row->hi),
                              allocate(sums, r->temporary.type, var(size, Type::Int64), r->temporary.init, true),
-                             inChunks(*row, renamed(*r->sum, t, sums), sums, p), inChunks(*row, renamed(*r->use, t, sums), sums, p)});
+                             inRuns(*row, renamed(*r->sum, t, sums), sums, r->temporary.type, kSumRun),
+                             inRuns(*row, renamed(*r->use, t, sums), "", r->temporary.type, kUseRun)});
       nest->body[k] = ifLongRows(*rowPositions(*r->sum, row->counter), row->hi, kLongRow, longForm, row);
     }
     if (nest) s = nest;
