@@ -64,8 +64,9 @@ std::vector<PassExample> examples() {
             {{"B", f32}, {"C", f32}, {"D", f32}, {"A", f32}}),
       {"fibre-chunks", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"fibre-chunks", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},
-      // A row's sum and its use, each a loop over the stored entries in chunks; the sum an array of
-      // the rows, added into atomically. The stable softmax's rows (a maximum, then a sum) are left.
+      // A row's sum and its use, each a loop over the stored entries in runs; the sum an array of
+      // the rows, each run's part of a row added into it. The stable softmax's rows (a maximum, then
+      // a sum) are left.
       {"reduction-runs", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       {"reduction-runs", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       {"reduction-runs", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
@@ -224,6 +225,40 @@ TEST_CASE("loop IR verifier: a value changes type only through a cast") {
   CHECK_NOTHROW(ir::verify(withStatement(ir::let(x, Type::Float64, ir::binary(ir::BinOp::Add, one64, ir::cast(one32, Type::Float64))))));
   CHECK(ir::print(ir::cast(one32, Type::Float64)) == "f64(1.0f)");
   CHECK(ir::cast(one64, Type::Float64) == one64);  // no cast to the type a value has
+}
+
+TEST_CASE("loop IR verifier: entry runs add into an element at the row, through an accumulator of their own") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+  using ir::Name;
+  using ir::Role;
+  using ir::Type;
+  const Name entry{Role::Position, "j"}, row{Role::Index, "i"}, positions{Role::Positions, "S", 1}, acc{Role::Generated, "acc"};
+  const ir::Expr rows = ir::var(Name{Role::Extent, "i"}, Type::Int64), entries = ir::var(Name{Role::StoredEntries, "S"}, Type::Int64);
+  const ir::Stmt coordinate = ir::let(Name{Role::Index, "j"}, Type::Int64, ir::load(Name{Role::Coordinates, "S", 1}, ir::var(entry, Type::Int64), Type::Int64));
+  const ir::Stmt sum = ir::assign(ir::var(acc, Type::Float64), ir::access("S", {"i", "j"}), ir::Update::Add);
+  auto withRuns = [&](std::vector<ir::Stmt> body, ir::Expr target, Name accumulator = Name{Role::Generated, "acc"}, Name counter = Name{Role::Position, "j"}) {
+    LoopProgram q = p;
+    q.body.push_back(ir::entryRuns(counter, row, positions, rows, entries, 8, std::move(body), std::move(target), accumulator));
+    return q;
+  };
+  const ir::Expr atRow = ir::access("T0", {"i"});
+  const LoopProgram good = withRuns({coordinate, sum}, atRow);
+  CHECK_NOTHROW(ir::verify(good));
+  CHECK(good.str().find("for p_j in [0, nnz_S) in runs of 8, ix_i its row of ptr1_S[0..ext_i], rows' parts of acc into T0(i) {") !=
+        std::string::npos);
+  CHECK_THROWS_WITH_AS(ir::verify(withRuns({coordinate, sum}, ir::access("A", {"i", "j"}))),
+                       doctest::Contains("entry runs that add into something other than an element at the row"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withRuns({coordinate, sum, ir::assign(atRow, ir::floatImm(0.0))}, atRow)),
+                       doctest::Contains("entry runs whose body writes the tensor the runs add into"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withRuns({coordinate, sum}, atRow, Name{})),
+                       doctest::Contains("entry runs without an accumulator of their own"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withRuns({coordinate, sum}, atRow, acc, row)),
+                       doctest::Contains("an entry or row counter that is already bound"), InternalError);
+  const ir::Stmt lanes = ir::forLoop(Name{Role::Generated, "q"}, ir::intImm(0), ir::intImm(4), {}, ir::Schedule::Vector);
+  CHECK_THROWS_WITH_AS(ir::verify(withRuns({coordinate, sum, lanes}, atRow)),
+                       doctest::Contains("entry runs with lanes or co-iteration inside"), InternalError);
 }
 
 TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {

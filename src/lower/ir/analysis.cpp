@@ -37,7 +37,9 @@ std::string writtenTensor(const StmtNode& assign) {
 
 bool writesTensor(const Stmt& s, const std::string& tensor) {
   bool w = false;
-  forEachStmt(s, [&](const Stmt& st) { w |= st->kind == StmtKind::Assign && writtenTensor(*st) == tensor; });
+  forEachStmt(s, [&](const Stmt& st) {
+    w |= (st->kind == StmtKind::Assign || (st->kind == StmtKind::EntryRuns && st->target)) && writtenTensor(*st) == tensor;
+  });
   return w;
 }
 

@@ -193,23 +193,43 @@ class Verifier {
     }
   }
 
-  // Positions of a level, bounds computed outside, a positive run length; the entry, its row and
-  // the accumulator bound inside; a target of the accumulator's type.
+  // Positions of a level the kernel has, integer bounds computed outside, a positive run length;
+  // the entry, its row and the accumulator, three names of their own, bound inside; a target of
+  // the accumulator's type at the row; a body of plain statements (each run is one lane's: no
+  // lanes, no co-iteration inside) that writes nothing of the target's tensor.
   void entryRuns(const Stmt& s) {
-    if (s->name.role != Role::Positions) fail("entry runs over '" + mangle(s->name) + "', not a level's positions", s);
+    if (s->name.role != Role::Positions || !lookup(s->name)) fail("entry runs over '" + mangle(s->name) + "', not a level's positions", s);
     if (s->runLength < 1) fail("entry runs of no entries", s);
-    expr(s->value, s);
-    expr(s->hi, s);
-    if (lookup(s->counter) || lookup(s->rowCounter)) fail("an entry or row counter that is already bound", s);
+    for (const Expr& bound : {s->value, s->hi}) {
+      expr(bound, s);
+      if (bound->type != Type::Int64) fail("entry runs with a bound that is not an integer", s);
+    }
+    if (lookup(s->counter) || lookup(s->rowCounter) || s->counter == s->rowCounter)
+      fail("an entry or row counter that is already bound", s);
     scopes_.emplace_back();
     declare(s->counter, {false, Type::Int64});
     declare(s->rowCounter, {false, Type::Int64});
     if (s->target) {
-      if (s->target->kind != ExprKind::Access && s->target->kind != ExprKind::Load) fail("entry runs that add into an expression", s);
-      expr(s->target, s);
-      sameType(s->target->type, s->reduceType, "the accumulator", s);
+      const Expr& t = s->target;
+      const bool atRow = t->kind == ExprKind::Access ? t->indices == std::vector<std::string>{s->rowCounter.text}
+                                                     : t->kind == ExprKind::Load && t->args.at(0)->kind == ExprKind::Var &&
+                                                           t->args.at(0)->name == s->rowCounter;
+      if (!atRow) fail("entry runs that add into something other than an element at the row", s);
+      expr(t, s);
+      if (s->reduceVar.text.empty() || lookup(s->reduceVar)) fail("entry runs without an accumulator of their own", s);
+      sameType(t->type, s->reduceType, "the accumulator", s);
       declare(s->reduceVar, {true, s->reduceType});
+      auto tensorOf = [](const Expr& e) { return e->kind == ExprKind::Access ? e->tensor : e->kind == ExprKind::Load ? e->name.text : ""; };
+      forEachStmt(s->body, [&](const Stmt& c) {
+        if (c->kind == StmtKind::Assign && tensorOf(c->target) == tensorOf(t))
+          fail("entry runs whose body writes the tensor the runs add into", s);
+      });
     }
+    forEachStmt(s->body, [&](const Stmt& c) {
+      if (c->kind == StmtKind::Single || c->kind == StmtKind::Merge || c->kind == StmtKind::EntryRuns ||
+          (c->kind == StmtKind::For && c->schedule != Schedule::Serial))
+        fail("entry runs with lanes or co-iteration inside", s);
+    });
     body(s->body);
     scopes_.pop_back();
   }

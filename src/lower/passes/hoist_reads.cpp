@@ -24,7 +24,7 @@ struct HoistReads {
   void hoistBefore(const Stmt& loop, std::vector<Stmt>& out) {
     std::set<std::string> written;
     forEachStmt(loop, [&](const Stmt& s) {
-      if (s->kind == StmtKind::Assign) written.insert(writtenTensor(*s));
+      if (s->kind == StmtKind::Assign || (s->kind == StmtKind::EntryRuns && s->target)) written.insert(writtenTensor(*s));
     });
     const std::string& index = loopIndex(*loop);
     std::vector<std::pair<Expr, Expr>> constants;  // access -> the constant holding it
@@ -37,10 +37,12 @@ struct HoistReads {
         return mutateChildren(e);
       }
       Stmt visit(const Stmt& s) override {
-        if (s->kind != StmtKind::Assign) return mutateChildren(s);
-        auto n = copy(s);
-        n->value = mutate(s->value);  // the target is written, not read
-        return n->value == s->value ? s : n;
+        if (s->kind != StmtKind::Assign && s->kind != StmtKind::EntryRuns) return mutateChildren(s);
+        auto n = copy(s);  // the target is written, not read
+        n->value = mutate(s->value);
+        n->hi = mutate(s->hi);
+        n->body = visitBody(s->body);
+        return n->value == s->value && n->hi == s->hi && n->body == s->body ? s : n;
       }
     } replace;
     replace.invariant = [&](const Expr& e) {

@@ -94,6 +94,7 @@ bool reads(const Stmt& loop, const std::string& tensor) {
 std::optional<RowReduction> rowReduction(const StmtNode& row, const LoopProgram& p) {
   if (row.schedule != Schedule::Parallel || row.laneTrips || !isDenseLoop(row) || row.privates.size() != 1) return std::nullopt;
   const PrivateBuffer& t = row.privates[0];
+  if (t.init != 0) return std::nullopt;  // a run stores a row inside it as its sum from zero
   auto dims = p.dimIndices.find(t.tensor);
   if (dims == p.dimIndices.end() || dims->second != std::vector<std::string>{loopIndex(row)}) return std::nullopt;
   RowReduction r{nullptr, nullptr, t};
