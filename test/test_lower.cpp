@@ -233,9 +233,9 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
   std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
   for (size_t n = 0; n < texts.size(); ++n) {
     INFO(texts[n] << "\n" << kernels[n].source());
-    const bool chunked = n < 2;
-    CHECK((kernels[n].source().find("react_first_row") != std::string::npos) == chunked);
-    CHECK((kernels[n].source().find("Kokkos::atomic_add(&") != std::string::npos) == chunked);
+    const bool inRuns = n < 2;
+    CHECK((kernels[n].source().find("react_first_row") != std::string::npos) == inRuns);
+    CHECK((kernels[n].source().find("Kokkos::atomic_add(&") != std::string::npos) == inRuns);
     for (size_t m = 0; m < matrices.size(); ++m) {
       const Program program = programFor(texts[n], matrices[m]);
       const TensorValues inputs{{"S", matrices[m]}};

@@ -43,9 +43,9 @@ template <class T> struct ReactMax : Kokkos::Max<T> {
 // A run's part of its first row (ir::StmtKind::EntryRuns), added into `target`: on a GPU the
 // lanes of a warp (vector lanes, threadIdx.x, with a vector length of 32) first sum the parts of
 // the rows they share, keyed by row (`row`, non-decreasing over the lanes but for the lanes
-// without entries, -1, which come last), and the lowest lane of each row adds the sum, so that a long row takes one atomic
-// addition per warp rather than one per run (atomics into one element queue behind one
-// another). Every lane of the warp must call it.
+// without entries, -1, which come last), and the lowest lane of each row adds the sum, so that
+// a long row takes one atomic addition per warp rather than one per run (atomics into one
+// element queue behind one another). Every lane of the warp must call it.
 template <class T> KOKKOS_INLINE_FUNCTION void react_add_first_row(T* target, int64_t row, T part) {
 #if defined(__CUDA_ARCH__)
   if (blockDim.x == 32) {

@@ -35,11 +35,11 @@ std::string writtenTensor(const StmtNode& assign) {
   return assign.target->kind == ExprKind::Access ? assign.target->tensor : "";
 }
 
+bool writesMemory(const StmtNode& s) { return s.kind == StmtKind::Assign || (s.kind == StmtKind::EntryRuns && s.target); }
+
 bool writesTensor(const Stmt& s, const std::string& tensor) {
   bool w = false;
-  forEachStmt(s, [&](const Stmt& st) {
-    w |= (st->kind == StmtKind::Assign || (st->kind == StmtKind::EntryRuns && st->target)) && writtenTensor(*st) == tensor;
-  });
+  forEachStmt(s, [&](const Stmt& st) { w |= writesMemory(*st) && writtenTensor(*st) == tensor; });
   return w;
 }
 

@@ -53,6 +53,8 @@ bool declaresLocals(const StmtNode& loop);
 const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors);
 // The tensor an assignment writes ("" for a local variable).
 std::string writtenTensor(const StmtNode& assign);
+// Does the statement itself write memory: an assignment, or entry runs adding into a target?
+bool writesMemory(const StmtNode& s);
 // Does an assignment in `s` (or `s` itself) write `tensor`?
 bool writesTensor(const Stmt& s, const std::string& tensor);
 

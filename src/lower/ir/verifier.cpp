@@ -123,7 +123,8 @@ class Verifier {
         return;
       case StmtKind::IfLongRows:
         if (s->body.size() != 2) fail("an IfLongRows without two branches", s);
-        if (s->name.role != Role::Positions) fail("an IfLongRows over '" + mangle(s->name) + "', not a level's positions", s);
+        if (s->name.role != Role::Positions || !lookup(s->name))
+          fail("an IfLongRows over '" + mangle(s->name) + "', not a level's positions", s);
         expr(s->value, s);
         body({s->body[0]});
         body({s->body[1]});

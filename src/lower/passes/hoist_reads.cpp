@@ -24,7 +24,7 @@ struct HoistReads {
   void hoistBefore(const Stmt& loop, std::vector<Stmt>& out) {
     std::set<std::string> written;
     forEachStmt(loop, [&](const Stmt& s) {
-      if (s->kind == StmtKind::Assign || (s->kind == StmtKind::EntryRuns && s->target)) written.insert(writtenTensor(*s));
+      if (writesMemory(*s)) written.insert(writtenTensor(*s));
     });
     const std::string& index = loopIndex(*loop);
     std::vector<std::pair<Expr, Expr>> constants;  // access -> the constant holding it

@@ -12,7 +12,7 @@ namespace {
 
 // The lanes' trip count of a loop for this input: a dense loop's extent, a first level's
 // positions, a nested position loop's stored entries per parent coordinate (the rows' average).
-Expr laneTripCount(const StmtNode& loop) {
+Expr trips(const StmtNode& loop) {
   if (isDenseLoop(loop) || loop.lo->kind != ExprKind::Load) return call(Callee::Cast, {loop.hi}, Type::Float64);
   const Expr& positions = loop.lo;  // positions[parent]
   Expr entries = var(Name{Role::StoredEntries, positions->name.text}, Type::Int64);
@@ -60,7 +60,7 @@ LanePlacement placeOnLanes(const std::vector<Stmt>& body, const LoopProgram& p, 
       out.body.push_back(single({c}));
       lanes = laneLoop(*c, p.tensors);
     }
-    if (lanes) out.trips = call(Callee::Max, {out.trips, laneTripCount(*lanes)}, Type::Float64);
+    if (lanes) out.trips = call(Callee::Max, {out.trips, trips(*lanes)}, Type::Float64);
   }
   return out;
 }

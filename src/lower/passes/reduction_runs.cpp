@@ -131,9 +131,7 @@ Stmt renamed(const StmtNode& loop, const std::string& from, const std::string& t
   } rename;
   rename.from = &from;
   rename.to = &to;
-  auto out = copy(rename.mutate(std::make_shared<StmtNode>(loop)));
-  out->reduceTarget = rename.mutate(loop.reduceTarget);
-  return out;
+  return rename.mutate(std::make_shared<StmtNode>(loop));
 }
 
 // One loop of the row, over the row's entries in runs whatever their rows: with `sums`, the
