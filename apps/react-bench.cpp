@@ -42,7 +42,7 @@ reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandw
                          maximal-kokkos, react-kokkos, library-eigen, library-kokkoskernels,
                          taco-default, taco-best (TACO's default schedule and the best one
                          written by hand; only in a build configured with -DREACT_TACO_DIR),
-                         auto-openmp (auto decides per matrix), none-openmp-right,
+                         auto-openmp, auto-kokkos (auto decides per matrix), none-openmp-right,
                          maximal-openmp-right, react-openmp-right, react-kokkos-right (product
                          chains associated right to left: spmm_mm as S @ (C @ D)), or all
                          (default; the taco variants where react-bench was built with TACO)

@@ -67,7 +67,8 @@ options:
   -cache-dir=DIR     JIT cache (default $REACT_CACHE_DIR or ~/.cache/react)
   -time=N            run N times after one warm-up and print the median, min and max (ms)
   -calibrate         measure this machine for fusion mode auto now and store the result in the
-                     JIT cache (done once per thread count otherwise, on first use of auto)
+                     JIT cache (done once per thread count otherwise, on first use of auto);
+                     with -target=kokkos, the Kokkos execution space (a GPU), once per device
   --help             this text
 Printing options print without running unless -o or -time is also given.
 
@@ -437,7 +438,7 @@ double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 
 // -calibrate: measures now, replacing what is stored.
 int calibrate(const Options& o, const JitOptions& jit) {
-  MachineModel m = calibrateMachine(jit, o.threads, &std::cerr);
+  MachineModel m = calibrateMachine(jit, o.threads, &std::cerr, o.target);
   std::string path = storeMachineModel(m, jit);
   std::cout << m.str() << "\nstored in " << path << "\n";
   return 0;
@@ -489,7 +490,7 @@ int run(int argc, char** argv) {
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
     requireStatistics(program, *options.stats);
-    MachineModel machine = o.machineFile.empty() ? machineModel(jit) : readMachineModel(o.machineFile);
+    MachineModel machine = o.machineFile.empty() ? machineModel(jit, 0, o.target) : readMachineModel(o.machineFile);
     AutoDecision decision = decideFusion(program, *options.stats, machine);
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;

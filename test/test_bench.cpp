@@ -99,7 +99,7 @@ TEST_CASE("bench: library pipelines, auto and the right-associated variants agre
     REQUIRE(ref.instance);
     ref.instance->run();
     TensorData want = ref.instance->result();
-    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,react-openmp-right,maximal-openmp-right,react-kokkos-right")) {
+    for (const VariantSpec& v : parseVariants("library-eigen,library-kokkoskernels,auto-openmp,auto-kokkos,react-openmp-right,maximal-openmp-right,react-kokkos-right")) {
       INFO(k.label() << " " << v.name);
       Prepared p = prepareVariant(v, k, inputs, kernels, limits);
       if (v.rightAssociated && k.name != "spmm_mm") {  // only spmm_mm has a product chain
@@ -173,7 +173,7 @@ TEST_CASE("bench: variants over the memory or flop limit cannot run, and say why
 }
 
 TEST_CASE("bench: names, work model and timing statistics") {
-  CHECK(parseVariants("all").size() == (tacoAvailable() ? 15u : 13u));
+  CHECK(parseVariants("all").size() == (tacoAvailable() ? 16u : 14u));
   CHECK(parseVariants("library-eigen,react-openmp")[0].name == "react-openmp");  // report order
   CHECK_THROWS_WITH_AS(parseVariants("react-cuda"), doctest::Contains("unknown variant 'react-cuda'"), UserError);
   CHECK_THROWS_WITH_AS(benchmarkKernels({"spmv"}, {}), doctest::Contains("unknown kernel 'spmv'"), UserError);

@@ -165,6 +165,47 @@ TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured unde
   CHECK(machineModel(jit, 1).source == path);
 }
 
+TEST_CASE("auto on the Kokkos target decides with a model of the Kokkos execution space, stored per device") {
+  std::string dir = std::string(REACT_BINARY_DIR) + "/calibrate-kokkos-test";
+  std::filesystem::remove_all(dir);
+  Result r = test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen -calibrate -target=kokkos -cache-dir=" + dir + " 2>&1");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("react: measuring Kokkos ") != std::string::npos);
+  CHECK(r.output.find("on the Kokkos target (once per device)") != std::string::npos);
+  std::string path;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().rfind("machine-kokkos-", 0) == 0) path = entry.path().string();
+  REQUIRE(!path.empty());
+  CHECK(r.output.find("stored in " + path) != std::string::npos);
+  MachineModel stored = readMachineModel(path);
+  CHECK(stored.device.rfind("Kokkos ", 0) == 0);
+  CHECK(stored.threads >= 1);
+  CHECK(stored.bandwidth1 * stored.threads == doctest::Approx(stored.bandwidth));  // a row's share of the space's
+  // The OpenMP model is another file; nothing of the Kokkos model stands in for it.
+  CHECK(!std::filesystem::exists(dir + "/machine-1t.txt"));
+  JitOptions jit;
+  jit.cacheDir = dir;
+  CHECK(machineModel(jit, 1, Target::Kokkos).source == path);
+  // Auto on the Kokkos target uses it (Kernel::compile's default machine), and its kernel agrees
+  // with the interpreter.
+  Environment env;
+  env.declare("S", {30, 20}, Format::csr());
+  env.declare("C", {20, 8}, Format::dense(2));
+  env.declare("D", {8, 4}, Format::dense(2));
+  Program p = parseProgram("A = S @ C @ D", env);
+  CompileOptions options;
+  options.target = Target::Kokkos;
+  options.jit = jit;
+  TensorValues inputs{{"S", test::randomCsr(30, 20, 0.2, 5)}, {"C", randomDense({20, 8}, 6)}, {"D", randomDense({8, 4}, 7)}};
+  options.stats = inputStats(inputs);
+  AutoDecision decision;
+  fusedTree(p, options, &decision);
+  CHECK(decision.machine.source == path);
+  Kernel k = Kernel::compile(p, options, inputs);
+  test::requireClose(p, k.run(inputs), interpret(buildIndexTree(p), inputs), "auto on the Kokkos target");
+}
+
 TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, units, output checks before compiling") {
   // Operator form printed without index names: shapes by tensor.
   Result shapes = run("'A = S * (B @ C)' -f=S:csr -d=S:100x80 -d=B:100x16 -d=C:16x80 -print-source");

@@ -17,7 +17,7 @@ const std::vector<std::string>& variantNames() {
                                               "none-kokkos",    "maximal-kokkos", "react-kokkos",
                                               "library-eigen",  "library-kokkoskernels",
                                               "taco-default",   "taco-best",
-                                              "auto-openmp",    "none-openmp-right", "maximal-openmp-right",
+                                              "auto-openmp",    "auto-kokkos",    "none-openmp-right", "maximal-openmp-right",
                                               "react-openmp-right", "react-kokkos-right"};
   return names;
 }

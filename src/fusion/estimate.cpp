@@ -311,14 +311,19 @@ std::string MachineModel::str() const {
   };
   std::string lengths;
   for (int l : kRateLengths) lengths += (lengths.empty() ? "" : "/") + std::to_string(l);
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); ", threads, threads == 1 ? "" : "s",
-                bandwidth / 1e9, bandwidth1 / 1e9);
-  std::string out = buf + std::string("Gflop/s per thread in loops of ") + lengths + ": " + list(vectorFlops) +
+  char buf[300];
+  if (device.empty())
+    std::snprintf(buf, sizeof buf, "%d thread%s; copy %.1f GB/s (1 thread %.1f GB/s); ", threads, threads == 1 ? "" : "s",
+                  bandwidth / 1e9, bandwidth1 / 1e9);
+  else
+    std::snprintf(buf, sizeof buf, "%.150s, %d row%s at once; copy %.1f GB/s (a row's share %.3f GB/s); ", device.c_str(),
+                  threads, threads == 1 ? "" : "s", bandwidth / 1e9, bandwidth1 / 1e9);
+  std::string out = buf + std::string(device.empty() ? "Gflop/s per thread" : "Gflop/s per row") + " in loops of " + lengths + ": " + list(vectorFlops) +
                     " (vector), " + list(reductionFlops) + " (sums), " + list(scratchRowFlops) + " (sparse rows into scratch), " +
                     list(rowFlops) + " (sparse rows into rows)";
-  std::snprintf(buf, sizeof buf, "; cache %s; parallel region %.1f us; exp %.0f M/s",
-                bytesText(cacheBytes).c_str(), regionSeconds * 1e6, expRate / 1e6);
+  std::snprintf(buf, sizeof buf, "; cache %s; %s %.1f us; exp %.0f M/s",
+                bytesText(cacheBytes).c_str(), device.empty() ? "parallel region" : "launch and fence",
+                regionSeconds * 1e6, expRate / 1e6);
   return out + buf + (source.empty() ? "" : " (" + source + ")") + (loadWarning.empty() ? "" : "; WARNING: " + loadWarning);
 }
 

@@ -143,6 +143,9 @@ InputStats inputStats(const TensorValues& inputs);  // the sparse entries of `in
 
 // The machine's rates, measured once (lower's machineModel() calibrates and stores them).
 struct MachineModel {
+  // Where kernels run: "" for the host's OpenMP threads; else the Kokkos execution space that runs
+  // them (a GPU, say), measured as one whole: threads 1, its rates and bandwidth those of all of it.
+  std::string device;
   int threads = 1;              // threads kernels run with
   double bandwidth1 = 0;        // copy bandwidth of one thread, bytes/s (reads + writes)
   double bandwidth = 0;         // copy bandwidth of `threads` threads, bytes/s
@@ -159,9 +162,10 @@ struct MachineModel {
   // AVX-512 uses gathers in the first from L = 32 on), so they are measured, not assumed.
   // 0: not measured (the vector rate is used).
   Rates scratchRowFlops{}, rowFlops{};
-  double cacheBytes = 0;        // last-level cache
+  double cacheBytes = 0;        // last-level cache (a GPU's L2)
   // Seconds to start one parallel region running a dynamically scheduled loop on `threads`
-  // threads and join it (every top-level loop nest of a kernel is one).
+  // threads and join it (every top-level loop nest of a kernel is one); on a device, to launch a
+  // kernel and wait for it.
   double regionSeconds = 0;
   // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
   // time each). 0: not measured (exp counts as one flop).

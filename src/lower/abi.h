@@ -44,7 +44,9 @@ enum ReactCopyKind { REACT_COPY_HOST_TO_DEVICE = 0, REACT_COPY_DEVICE_TO_HOST = 
  *   copy            bytes between host and that memory (kind: enum ReactCopyKind); fences
  *   hostAccessible  can the host read that memory (Serial, OpenMP: yes)
  *   concurrency     threads of the default execution space
- *   describe        "Cuda (device 0: NVIDIA H100 ...)", "OpenMP (16 threads)" */
+ *   describe        "Cuda NVIDIA H100 80GB HBM3 (concurrency 270336)", "OpenMP (concurrency 16)"
+ *   cacheBytes      the device's last-level cache (a GPU's L2); 0 on a host space (the host's is
+ *                   read from the OS) */
 #define REACT_KOKKOS_RUNTIME(X)                                                             \
   X(void, react_runtime_initialize, (void), initialize)                                     \
   X(void*, react_runtime_allocate, (size_t bytes), allocate)                                \
@@ -52,7 +54,8 @@ enum ReactCopyKind { REACT_COPY_HOST_TO_DEVICE = 0, REACT_COPY_DEVICE_TO_HOST = 
   X(void, react_runtime_copy, (void* dst, const void* src, size_t bytes, int kind), copy)   \
   X(int, react_runtime_host_accessible, (void), hostAccessible)                             \
   X(int, react_runtime_concurrency, (void), concurrency)                                    \
-  X(const char*, react_runtime_describe, (void), describe)
+  X(const char*, react_runtime_describe, (void), describe)                                 \
+  X(long, react_runtime_cache_bytes, (void), cacheBytes)
 
 /* Declared here, defined by the Kokkos prelude (src/lower/emit_kokkos.cpp): a definition that
  * differs from its declaration does not compile. */

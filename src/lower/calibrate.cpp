@@ -1,9 +1,11 @@
 // Machine rates for fusion mode auto (docs/auto.md): copy bandwidth, the flop rates of the loop
-// shapes generated kernels have, the cost of a parallel region and of exp, measured once per thread
-// count and stored in the JIT cache directory as machine-<threads>t.txt. Every measurement runs a
-// kernel that react generates from a small react program (parsed, fused and lowered like any
-// other, all compiled into one library), so the rates are those of the loops the emitter writes,
-// and an emitter change that alters them changes calibrationId(), which makes stored models stale.
+// shapes generated kernels have, the cost of a parallel region (on a device: of a launch and the
+// wait for it) and of exp, measured once per thread count (OpenMP) or per device (Kokkos) and
+// stored in the JIT cache directory as machine-<threads>t.txt or machine-kokkos-<hash>.txt. Every
+// measurement runs a kernel that react generates from a small react program (parsed, fused and
+// lowered like any other, all compiled into one library) for the target it models, so the rates
+// are those of the loops the emitter writes, and an emitter change that alters them changes
+// calibrationId(), which makes stored models stale.
 #include "formats/random.hpp"
 #include "lower/lower.hpp"
 
@@ -46,6 +48,11 @@ constexpr int64_t kCopyRows = 8192, kCopyColumns = 4096;
 constexpr int64_t kRegionIterations = 64;
 // exp over 16 x 256 values (64 KiB with the result: in L2), about 17 us of calls per run.
 constexpr int64_t kExpRows = 16, kExpColumns = 256;
+// Kokkos: the rate and exp kernels' outer extents times this. A GPU runs the host's sizes in less
+// time than a launch takes; 256 times them is 67 Mflop per run of a rate kernel (tens of us on an
+// H100) and operands of at most 64 MiB.
+constexpr int64_t kKokkosScale = 256;
+int64_t scaleOf(Target target) { return target == Target::Kokkos ? kKokkosScale : 1; }
 
 // The kernels of one rate length, in this order after the fixed ones.
 enum Shape : size_t { kVector, kReduction, kScratchRows, kRows, kShapes };
@@ -56,42 +63,43 @@ size_t kernelIndex(size_t length, Shape shape) { return kFixed + length * kShape
 // L2; the 64-row operand they gather from is 64 x L doubles (2 KiB to 128 KiB).
 int64_t sparseRows(int64_t length) { return 16384 / length; }
 
-std::vector<CalibrationProgram> calibrationPrograms() {
+std::vector<CalibrationProgram> calibrationPrograms(Target target) {
+  const int64_t scale = scaleOf(target);
   const Format csr = Format::csr(), dense1 = Format::dense(1), dense2 = Format::dense(2), dense3 = Format::dense(3);
   std::vector<CalibrationProgram> programs(kFixed + kLengths * kShapes);
   programs[kCopy] = {"A(i,j) = B(i,j)", {{"B", {kCopyRows, kCopyColumns}, dense2}}, FusionMode::None};
   // One top-level loop nest is one parallel region with a dynamically scheduled loop; the time of
   // 64 copies is nothing beside the region's start and join.
   programs[kRegion] = {"A(i) = B(i)", {{"B", {kRegionIterations}, dense1}}, FusionMode::None};
-  programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows, kExpColumns}, dense2}}, FusionMode::None};
+  programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows * scale, kExpColumns}, dense2}}, FusionMode::None};
   for (size_t l = 0; l < kLengths; ++l) {
     const int64_t n = MachineModel::kRateLengths[l];
     // Vector: the dense product's innermost loop, `A[k,j] += C[k,h] * D[h,j]` over j with C[k,h]
     // read into a constant before it (an axpy of length n), D in L1 (16 KiB), C (2 KiB to
     // 256 KiB) read once per axpy.
     programs[kernelIndex(l, kVector)] = {
-        "A(k,j) = C(k,h) * D(h,j)", {{"C", {64, 2048 / n}, dense2}, {"D", {2048 / n, n}, dense2}}, FusionMode::None};
+        "A(k,j) = C(k,h) * D(h,j)", {{"C", {64 * scale, 2048 / n}, dense2}, {"D", {2048 / n, n}, dense2}}, FusionMode::None};
     // Reduction: `A[p,q] += B[p,q,i] * C[i]` over i (a dot product of length n); B is 256 KiB,
     // and 16 rows p make one chunk of the dynamic outer loop.
     programs[kernelIndex(l, kReduction)] = {
-        "A(p,q) = B(p,q,i) * C(i)", {{"B", {16, 2048 / n, n}, dense3}, {"C", {n}, dense1}}, FusionMode::None};
+        "A(p,q) = B(p,q,i) * C(i)", {{"B", {16 * scale, 2048 / n, n}, dense3}, {"C", {n}, dense1}}, FusionMode::None};
     // Sparse rows into scratch: react fuses the product with its consumer, so the gathered rows
     // accumulate into a per-thread row that the consumer reads and a reset clears after each row.
     programs[kernelIndex(l, kScratchRows)] = {
         "A(i,h) = S(i,k) * C(k,h) * D(h)",
-        {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}, {"D", {n}, dense1}},
+        {{"S", {sparseRows(n) * scale, kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}, {"D", {n}, dense1}},
         FusionMode::React};
     // Sparse rows into rows: the unfused product accumulates into row i of its result.
     programs[kernelIndex(l, kRows)] = {"A(i,h) = S(i,k) * C(k,h)",
-                                      {{"S", {sparseRows(n), kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}},
+                                      {{"S", {sparseRows(n) * scale, kPatternColumns}, csr}, {"C", {kPatternColumns, n}, dense2}},
                                       FusionMode::None};
   }
   return programs;
 }
 
-std::vector<IndexTree> calibrationTrees() {
+std::vector<IndexTree> calibrationTrees(Target target) {
   std::vector<IndexTree> trees;
-  for (const CalibrationProgram& c : calibrationPrograms()) {
+  for (const CalibrationProgram& c : calibrationPrograms(target)) {
     Environment env;
     for (const Declaration& d : c.inputs) env.declare(d.name, d.shape, d.format);
     trees.push_back(fuse(parseIndexNotation(c.statement, env), c.mode));
@@ -99,22 +107,27 @@ std::vector<IndexTree> calibrationTrees() {
   return trees;
 }
 
-// The emitted sources of every calibration kernel (with the default kernel name; compileTrees
-// numbers the names), in order. They depend only on this build of react.
-const std::string& calibrationSources() {
-  static const std::string sources = [] {
-    std::string text;
-    for (const IndexTree& tree : calibrationTrees()) text += emitSource(lowerToLoops(tree), Target::OpenMP);
-    return text;
-  }();
-  return sources;
+// The emitted sources of every calibration kernel for a target (with the default kernel name;
+// compileTrees numbers the names), in order. They depend only on this build of react.
+std::string calibrationSources(Target target) {
+  std::string text;
+  for (const IndexTree& tree : calibrationTrees(target)) text += emitSource(lowerToLoops(tree), target);
+  return text;
 }
 
 // Which kernels and compiler measured a stored model: a model from other ones is measured again.
-std::string calibrationId() { return contentHash(compilerCommand(Target::OpenMP) + "\n" + calibrationSources()); }
+std::string calibrationId(Target target) {
+  static const std::string openmp = contentHash(compilerCommand(Target::OpenMP) + "\n" + calibrationSources(Target::OpenMP));
+  static const std::string kokkos = contentHash(compilerCommand(Target::Kokkos) + "\n" + calibrationSources(Target::Kokkos));
+  return target == Target::Kokkos ? kokkos : openmp;
+}
 
-std::string modelPath(const JitOptions& jit, int threads) {
-  return jitCacheDirectory(jit) + "/machine-" + std::to_string(threads) + "t.txt";
+Target targetOf(const MachineModel& m) { return m.device.empty() ? Target::OpenMP : Target::Kokkos; }
+
+// OpenMP: per thread count; Kokkos: per device, by a hash of its description.
+std::string modelPath(const JitOptions& jit, const MachineModel& m) {
+  return jitCacheDirectory(jit) + (m.device.empty() ? "/machine-" + std::to_string(m.threads) + "t.txt"
+                                                    : "/machine-kokkos-" + contentHash(m.device) + ".txt");
 }
 
 // --- measuring ----------------------------------------------------------------------------------
@@ -191,12 +204,17 @@ TensorValues inputsOf(const CalibrationProgram& program) {
   return inputs;
 }
 
-// flop/s of `kernel` on one thread: runs of `flopsPerRun` flops, about 1e7 flops per timing, best
-// of 5.
-double flopRate(const Kernel& kernel, const CalibrationProgram& program, double flopsPerRun) {
+// Units of work per second of `kernel` (flops, exp calls) on one thread, or on a Kokkos device
+// as a whole: runs of `perRun`, about `perTiming` per timing, best of 5. A device's launch and
+// wait (`launchSeconds`), which the model adds per nest, is taken off each run, so that the rate
+// is the loop's own; what is left is at least a tenth of the run.
+double workRate(const Kernel& kernel, const CalibrationProgram& program, double perRun, double perTiming,
+                double launchSeconds) {
   const TensorValues inputs = inputsOf(program);
-  const int64_t runs = std::max<int64_t>(1, std::llround(1e7 / flopsPerRun));
-  return flopsPerRun * static_cast<double>(runs) / bestSeconds(kernel.bind(inputs), 1, runs, 5);
+  const int64_t runs = std::max<int64_t>(1, std::llround(perTiming / perRun));
+  double seconds = bestSeconds(kernel.bind(inputs), 1, runs, 5);
+  seconds -= std::min(static_cast<double>(runs) * launchSeconds, 0.9 * seconds);
+  return perRun * static_cast<double>(runs) / seconds;
 }
 
 // Iterations of a dense kernel's loops: the product of its extents.
@@ -206,36 +224,61 @@ double trips(const Kernel& kernel) {
   return product;
 }
 
-// flop/s of one thread in the kernels of rate length number l. Each innermost iteration is one
-// multiply and one add; of the sparse kernels, only the accumulation of gathered rows counts (the
-// scratch kernel's consumer and reset are part of its time, as in the loop the model prices).
+// flop/s of one thread (a device: of all of it) in the kernels of rate length number l. Each
+// innermost iteration is one multiply and one add; of the sparse kernels, only the accumulation of
+// gathered rows counts (the scratch kernel's consumer and reset are part of its time, as in the
+// loop the model prices).
 void measureLoopRates(const std::vector<Kernel>& kernels, const std::vector<CalibrationProgram>& programs, size_t l,
-                      MachineModel& m) {
+                      int64_t scale, double launchSeconds, MachineModel& m) {
   auto rate = [&](Shape shape, double flopsPerRun) {
-    return flopRate(kernels[kernelIndex(l, shape)], programs[kernelIndex(l, shape)], flopsPerRun);
+    return workRate(kernels[kernelIndex(l, shape)], programs[kernelIndex(l, shape)], flopsPerRun, 1e7, launchSeconds);
   };
   m.vectorFlops[l] = rate(kVector, 2 * trips(kernels[kernelIndex(l, kVector)]));
   m.reductionFlops[l] = rate(kReduction, 2 * trips(kernels[kernelIndex(l, kReduction)]));
   const int64_t n = MachineModel::kRateLengths[l];
-  const double gathered = 2.0 * static_cast<double>(sparseRows(n) * kEntriesPerRow * n);
+  const double gathered = 2.0 * static_cast<double>(sparseRows(n) * scale * kEntriesPerRow * n);
   m.scratchRowFlops[l] = rate(kScratchRows, gathered);
   m.rowFlops[l] = rate(kRows, gathered);
 }
 
-}  // namespace
+std::vector<Kernel> calibrationKernels(const JitOptions& jit, Target target) {
+  CompileOptions options;
+  options.jit = jit;
+  options.target = target;
+  return Kernel::compileTrees(calibrationTrees(target), options);
+}
 
-MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress) {
-  if (threads <= 0) threads = omp_get_max_threads();
-  auto step = [&](const char* what) {
+// The Kokkos execution space the kernels run on, as a model names it.
+std::string deviceOf(const Kernel& kernel) { return std::string("Kokkos ") + kernel.library().runtime.describe(); }
+
+// A Kokkos model's threads are the rows the execution space runs at once: a row is a host
+// thread's, or a warp's on a device (up to 32 lanes each), so an H100 (270,336 threads) runs 8,448.
+// What was measured for the whole space is shared among them, so that the estimate's rule (a nest
+// of N outer iterations runs on min(threads, N)) says that a nest of few rows leaves a GPU idle.
+void shareAmongRows(const KokkosRuntime& runtime, MachineModel& m) {
+  const int concurrency = runtime.concurrency();
+  m.threads = std::max(1, runtime.hostAccessible() ? concurrency : concurrency / 32);
+  const double share = 1.0 / m.threads;
+  m.bandwidth1 = m.bandwidth * share;
+  for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
+    for (double& r : *rates) r *= share;
+  m.expRate *= share;
+}
+
+MachineModel measure(const std::vector<Kernel>& kernels, Target target, int threads, std::ostream* progress) {
+  auto step = [&](const std::string& what) {
     if (progress) *progress << what << std::flush;
   };
   auto started = std::chrono::steady_clock::now();
-  CompileOptions options;
-  options.jit = jit;
-  const std::vector<CalibrationProgram> programs = calibrationPrograms();
-  const std::vector<Kernel> kernels = Kernel::compileTrees(calibrationTrees(), options);
-  step("react: measuring this machine for fusion mode auto (once per thread count):");
+  const std::vector<CalibrationProgram> programs = calibrationPrograms(target);
   MachineModel m;
+  if (target == Target::Kokkos) {
+    m.device = deviceOf(kernels.front());
+    threads = 1;  // measured as a whole, shared among its rows at the end
+    step("react: measuring " + m.device + " for fusion mode auto on the Kokkos target (once per device):");
+  } else {
+    step("react: measuring this machine for fusion mode auto (once per thread count):");
+  }
   m.threads = threads;
   // Copy: two arrays of 256 MiB, 1 and all threads, best of 3.
   step(" bandwidth");
@@ -245,26 +288,25 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
   };
   m.bandwidth1 = copyBandwidth(1);
   m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
-  step(", loop rates");
-  for (size_t l = 0; l < kLengths; ++l) {
-    measureLoopRates(kernels, programs, l, m);
-    step(" .");
-  }
-  // Parallel regions: 2000 runs on all threads, per region, best of 5.
+  // Parallel regions (a device: launches and waits): 2000 runs on all threads, per region, best of 5.
   step(", parallel regions");
   {
     const int64_t regions = 2000;
     const TensorValues input = inputsOf(programs[kRegion]);
     m.regionSeconds = bestSeconds(kernels[kRegion].bind(input), threads, regions, 5) / regions;
   }
+  const double launchSeconds = target == Target::Kokkos ? m.regionSeconds : 0;
+  step(", loop rates");
+  for (size_t l = 0; l < kLengths; ++l) {
+    measureLoopRates(kernels, programs, l, scaleOf(target), launchSeconds, m);
+    step(" .");
+  }
   // exp: about 1e6 calls per timing, one thread, best of 5.
   step(", exp");
-  {
-    const TensorValues input = inputsOf(programs[kExp]);
-    const int64_t runs = 1000000 / (kExpRows * kExpColumns) + 1;
-    m.expRate = static_cast<double>(kExpRows * kExpColumns * runs) / bestSeconds(kernels[kExp].bind(input), 1, runs, 5);
-  }
-  m.cacheBytes = lastLevelCacheBytes();
+  m.expRate = workRate(kernels[kExp], programs[kExp], static_cast<double>(kExpRows * scaleOf(target) * kExpColumns), 1e6,
+                       launchSeconds);
+  const long deviceCache = target == Target::Kokkos ? kernels.front().library().runtime.cacheBytes() : 0;
+  m.cacheBytes = deviceCache > 0 ? static_cast<double>(deviceCache) : lastLevelCacheBytes();
   // On a quiet machine the best of three copies is the same at the end as at the start; other
   // work taking cores or memory bandwidth in between shows as a difference.
   double again = copyBandwidth(1), change = std::abs(again - m.bandwidth1) / std::max(again, m.bandwidth1);
@@ -276,6 +318,7 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
                   m.bandwidth1 / 1e9, again / 1e9);
     m.loadWarning = buf;
   }
+  if (target == Target::Kokkos) shareAmongRows(kernels.front().library().runtime, m);
   m.source = "calibrated now";
   char done[64];
   std::snprintf(done, sizeof done, ": done in %.1f s\n",
@@ -283,6 +326,13 @@ MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* 
   step(done);
   if (progress && !m.loadWarning.empty()) *progress << "react: warning: " << m.loadWarning << "\n";
   return m;
+}
+
+}  // namespace
+
+MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress, Target target) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  return measure(calibrationKernels(jit, target), target, threads, progress);
 }
 
 namespace {
@@ -303,6 +353,7 @@ std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, c
   for (const std::string& k : keys)
     if (!(std::atof(fields[k].c_str()) > 0)) return std::nullopt;
   MachineModel m;
+  m.device = fields["device"];
   m.threads = std::atoi(fields["threads"].c_str());
   m.bandwidth1 = std::atof(fields["bandwidth1"].c_str());
   m.bandwidth = std::atof(fields["bandwidth"].c_str());
@@ -331,10 +382,12 @@ MachineModel readMachineModel(const std::string& path) {
 }
 
 std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
-  std::string path = modelPath(jit, m.threads);
+  std::string path = modelPath(jit, m);
   std::ostringstream out;
   out << "# react machine model for fusion mode auto (docs/auto.md); delete to measure again\n"
-      << "compiler=" << compilerCommand(Target::OpenMP) << "\ncalibration=" << calibrationId() << "\nthreads=" << m.threads
+      << "compiler=" << compilerCommand(targetOf(m)) << "\ncalibration=" << calibrationId(targetOf(m)) << "\n";
+  if (!m.device.empty()) out << "device=" << m.device << "\n";
+  out << "threads=" << m.threads
       << "\nbandwidth1=" << m.bandwidth1 << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
       << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\n";
   for (size_t l = 0; l < m.vectorFlops.size(); ++l)
@@ -347,14 +400,24 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
   return path;
 }
 
-MachineModel machineModel(const JitOptions& jit, int threads) {
+MachineModel machineModel(const JitOptions& jit, int threads, Target target) {
   if (threads <= 0) threads = omp_get_max_threads();
-  std::string path = modelPath(jit, threads);
+  // A Kokkos model belongs to the device the calibration kernels run on, which one process asks
+  // once (the kernels are compiled once and cached).
+  std::vector<Kernel> kernels;
+  MachineModel wanted;
+  wanted.threads = threads;
+  if (target == Target::Kokkos) {
+    static const std::string device = deviceOf(calibrationKernels(jit, target).front());
+    wanted.device = device;
+  }
+  std::string path = modelPath(jit, wanted);
   std::map<std::string, std::string> fields = readFields(path);
-  if (fields["compiler"] == compilerCommand(Target::OpenMP) && fields["calibration"] == calibrationId() &&
-      std::atoi(fields["threads"].c_str()) == threads)
+  if (fields["compiler"] == compilerCommand(target) && fields["calibration"] == calibrationId(target) &&
+      fields["device"] == wanted.device && (target == Target::Kokkos || std::atoi(fields["threads"].c_str()) == threads))
     if (std::optional<MachineModel> m = modelOf(fields, path)) return *m;
-  MachineModel m = calibrateMachine(jit, threads, &std::cerr);
+  if (kernels.empty()) kernels = calibrationKernels(jit, target);
+  MachineModel m = measure(kernels, target, threads, &std::cerr);
   try {
     m.source = "calibrated now, stored in " + storeMachineModel(m, jit);
   } catch (const UserError& e) {

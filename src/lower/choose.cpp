@@ -17,7 +17,7 @@ IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecisio
   if (mode != FusionMode::Auto) return fuse(p, mode);
   InputStats stats = options.stats ? *options.stats : InputStats{};
   requireStatistics(p, stats);
-  MachineModel machine = options.machine ? *options.machine : machineModel(options.jit);
+  MachineModel machine = options.machine ? *options.machine : machineModel(options.jit, 0, options.target);
   AutoDecision d = decideFusion(p, stats, machine);
   IndexTree tree = d.choice().tree;
   if (decision) *decision = std::move(d);

@@ -131,7 +131,7 @@ struct CompileOptions {
   EmitOptions emit;
   JitOptions jit;
   // Auto only: the inputs' statistics (inputStats(values); needed when the program has sparse
-  // inputs) and the machine (default: machineModel(jit), measured once and stored).
+  // inputs) and the machine (default: machineModel(jit, 0, target), measured once and stored).
   std::optional<InputStats> stats;
   std::optional<MachineModel> machine;
 };
@@ -143,11 +143,14 @@ IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecisio
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // options.fusion, or the default
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
 // <JIT cache dir>/machine-<threads>t.txt, or measured (seconds, its kernels compiled the first
-// time) and stored there.
-MachineModel machineModel(const JitOptions& jit = {}, int threads = 0);
+// time) and stored there. Target::Kokkos: the rates of Kokkos kernels on the execution space they
+// run on (a GPU), as one whole (`threads` is not used), per device: machine-kokkos-<hash of the
+// device's description>.txt.
+MachineModel machineModel(const JitOptions& jit = {}, int threads = 0, Target target = Target::OpenMP);
 // Measures, stores nothing; says what it measures on *progress as it goes, and warns there when
 // the machine was busy meanwhile (MachineModel::loadWarning).
-MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress = nullptr);
+MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress = nullptr,
+                              Target target = Target::OpenMP);
 // Stores a model where machineModel looks for it (replacing what was there); returns the path.
 std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {});
 // A stored model as it is, from any machine (planning for another machine, replaying its

@@ -27,6 +27,7 @@ class KokkosPrinter : public CppPrinter {
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
 #define REACT_REPORT(...) printf(__VA_ARGS__)
@@ -139,10 +140,32 @@ template <class T> static T react_host_read(const T* array, int64_t offset) {
   return value;
 }
 extern "C" int react_runtime_concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
+// A GPU's properties, by name: a model measured on one device (docs/auto.md) is stored per device.
+#ifdef KOKKOS_ENABLE_CUDA
+static const cudaDeviceProp& react_cuda_properties() {
+  static const cudaDeviceProp properties = [] {
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, Kokkos::Cuda().cuda_device());
+    return p;
+  }();
+  return properties;
+}
+#endif
 extern "C" const char* react_runtime_describe() {
-  static const std::string text = std::string(Kokkos::DefaultExecutionSpace::name()) + " (concurrency " +
-                                  std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
+  static const std::string text = [] {
+    std::string name = Kokkos::DefaultExecutionSpace::name();
+#ifdef KOKKOS_ENABLE_CUDA
+    name += std::string(" ") + react_cuda_properties().name;
+#endif
+    return name + " (concurrency " + std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
+  }();
   return text.c_str();
+}
+extern "C" long react_runtime_cache_bytes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) return react_cuda_properties().l2CacheSize;
+#endif
+  return 0;
 }
 // A temporary's storage in the kernel's memory, for a ReactWorkspace (workspace.h): allocated anew
 // at every run it cost a cudaMalloc and a cudaFree that waits for the device, more than the nests
