@@ -101,8 +101,9 @@ TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpret
 // (passes/dense_lanes.cpp), C read through its transposed copy or, as C.T, in place. The host runs
 // the device's loops, its lanes one wide.
 TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter") {
-  // Rows longer than a chunk, empty rows (first and last among them), and real graphs.
-  std::vector<CsrMatrix> matrices = {randomCsr(40, 60, 0.8, 4), randomCsr(50, 9, 0.1, 5)};
+  // Rows longer than a chunk, empty rows (first and last among them; hundreds between a chunk's
+  // first and last rows in the third, which the search of the last row crosses), and real graphs.
+  std::vector<CsrMatrix> matrices = {randomCsr(40, 60, 0.8, 4), randomCsr(50, 9, 0.1, 5), randomCsr(3000, 40, 0.002, 6)};
   for (const char* name : {"cora", "power"}) matrices.push_back(readMatrixMarketCsr(sharedMatrixDir() + "/" + name + ".mtx"));
   struct Variant {
     std::string text;
@@ -169,7 +170,8 @@ CsrMatrix shortRowsAroundLongOne() {
 // last; both associations of S @ C @ D (the right one's second nest is a plain SpMM); the host's
 // loop order and the GPU's.
 TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the interpreter on a skewed matrix") {
-  const std::vector<CsrMatrix> matrices = {skewedMatrix(30, 200, 7), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<CsrMatrix> matrices = {skewedMatrix(30, 200, 7), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"),
+                                           randomCsr(3000, 40, 0.002, 8)};  // hundreds of empty rows in a chunk
   const std::vector<std::string> texts = {"A(i,j) = S(i,m) * C(m,j)", "A = S @ (C @ D)", "A = S @ C @ D"};
   auto programFor = [](const std::string& text, const CsrMatrix& s) {
     Environment env;

@@ -71,7 +71,9 @@ std::string CppPrinter::expr(const Expr& e) const {
         case Callee::Where: return "react_where(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Checked: return "react_checked(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Select: return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
-        case Callee::RowOf: return "react_row_of(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
+        case Callee::RowOf:
+          if (e->args.size() == 4) return "react_row_from(" + a(0) + ", " + a(1) + ", " + a(3) + ", " + a(2) + ")";
+          return "react_row_of(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
       }
       break;
@@ -196,6 +198,14 @@ std::string CppPrinter::print() {
   // Callee::RowOf: invariant positions[lo] <= p < positions[hi] (positions[0] = 0 <= p < nnz).
   out_ << q << " int64_t react_row_of(const int64_t* positions, int64_t rows, int64_t p) {\n"
        << "  int64_t lo = 0, hi = rows;\n"
+       << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
+       << "  return lo;\n}\n"
+       // The same from a row `from` at or before p's (positions[from] <= p): the bracket grows by
+       // doubling steps until positions[hi] > p (positions[rows] = nnz > p ends it), then halves.
+       << q << " int64_t react_row_from(const int64_t* positions, int64_t rows, int64_t from, int64_t p) {\n"
+       << "  int64_t lo = from, hi = from + 1, step = 1;\n"
+       << "  while (hi < rows && positions[hi] <= p) { lo = hi; step *= 2; hi = lo + step; }\n"
+       << "  if (hi > rows) hi = rows;\n"
        << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
        << "  return lo;\n}\n#endif\n";
   out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";

@@ -72,8 +72,10 @@ enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // Calls. Max, Min, Where: react_max/min/where (both operands read: see emit/cpp_printer.cpp);
 // Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; Cast(x): x
 // converted to the call's type (an integer to a float, a value to the other value type);
-// RowOf(positions, rows, p): the row of a matrix's stored entry p, the last r in [0, rows) with
-// positions[r] <= p (a binary search; `positions` a Var of role Positions, p in [0, nnz)).
+// RowOf(positions, rows, p[, from]): the row of a matrix's stored entry p, the last r in [0, rows)
+// with positions[r] <= p (`positions` a Var of role Positions, p in [0, nnz)): a binary search
+// over all rows, or, given a row `from` at or before p's, steps doubling from there, then halving
+// (a chunk's last row is a row or two past its first: a few loads instead of a whole search).
 enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Cast };
 
 struct ExprNode;

@@ -13,12 +13,16 @@ std::shared_ptr<StmtNode> chunkPositions(const Stmt& row, const StmtNode& entrie
   const Name& positions = *rowPositions(entries, row->counter);
   const Expr chunk = intImm(chunkLength);
   const Name chunkCounter{Role::Generated, "react_chunk"}, firstName{Role::Generated, "react_first"},
-      lastName{Role::Generated, "react_last"}, rowsEndName{Role::Generated, "react_rows_end"};
+      lastName{Role::Generated, "react_last"}, rowsBeginName{Role::Generated, "react_rows_begin"},
+      rowsEndName{Role::Generated, "react_rows_end"};
   const Expr first = var(firstName, Type::Int64), last = var(lastName, Type::Int64);
   const Expr end = binary(BinOp::Add, first, chunk);
-  auto rowOf = [&](Expr entry) {
-    return call(Callee::RowOf, {var(positions, Type::Int64), row->hi, std::move(entry)}, Type::Int64);
+  auto rowOf = [&](std::vector<Expr> entryAndStart) {
+    std::vector<Expr> args{var(positions, Type::Int64), row->hi};
+    args.insert(args.end(), entryAndStart.begin(), entryAndStart.end());
+    return call(Callee::RowOf, std::move(args), Type::Int64);
   };
+  const Expr rowsBegin = var(rowsBeginName, Type::Int64);
 
   // The chunk's part of each row: the row's positions clipped to [first, last).
   std::vector<Stmt> rowBody;
@@ -35,15 +39,17 @@ std::shared_ptr<StmtNode> chunkPositions(const Stmt& row, const StmtNode& entrie
     rowBody.push_back(part);
   }
   // The rows the chunk's positions belong to (bound once: a loop's bound is evaluated every iteration).
-  auto rows = copy(forLoop(row->counter, rowOf(first), var(rowsEndName, Type::Int64), std::move(rowBody)));
+  auto rows = copy(forLoop(row->counter, rowsBegin, var(rowsEndName, Type::Int64), std::move(rowBody)));
   rows->iterations = Iterations::Independent;
 
   const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, count, intImm(chunkLength - 1)), chunk);
   const Expr lastPosition = call(Callee::Select, {binary(BinOp::Lt, end, count), end, count}, Type::Int64);
-  const Expr rowsEnd = binary(BinOp::Add, rowOf(binary(BinOp::Sub, last, intImm(1))), intImm(1));
+  // The last row is searched from the first: a chunk's rows are few (but for empty ones).
+  const Expr rowsEnd = binary(BinOp::Add, rowOf({binary(BinOp::Sub, last, intImm(1)), rowsBegin}), intImm(1));
   auto chunks = copy(forLoop(chunkCounter, intImm(0), chunkCount,
                              {let(firstName, Type::Int64, binary(BinOp::Mul, var(chunkCounter, Type::Int64), chunk)),
-                              let(lastName, Type::Int64, lastPosition), let(rowsEndName, Type::Int64, rowsEnd), rows},
+                              let(lastName, Type::Int64, lastPosition), let(rowsBeginName, Type::Int64, rowOf({first})),
+                              let(rowsEndName, Type::Int64, rowsEnd), rows},
                              Schedule::Parallel));
   chunks->iterations = Iterations::Independent;
   chunks->privates = row->privates;
