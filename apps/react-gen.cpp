@@ -50,8 +50,8 @@ options:
                      chains and the fusion from a cost model on the inputs' statistics (default:
                      auto when every sparse input has data (-i), else react)
   -print-decisions   print auto's candidates, their estimated costs and the choice
-  -machine=FILE      auto decides for the machine model stored in FILE (a machine-<N>t.txt of
-                     any machine's cache) instead of this machine's
+  -machine=FILE      auto decides for the machine model stored in FILE (a machine-<N>t.txt or
+                     machine-kokkos-<hash>.txt of any machine's cache) instead of this machine's
   -target=TARGET     openmp | kokkos (default openmp)
   -threads=N         threads for the openmp target (default: all cores)
   -float-order=ORDER reassociate (default: reductions split over lanes and threads, fused
@@ -69,6 +69,7 @@ options:
   -calibrate         measure this machine for fusion mode auto now and store the result in the
                      JIT cache (done once per thread count otherwise, on first use of auto);
                      with -target=kokkos, the Kokkos execution space (a GPU), once per device
+                     (-threads does not apply)
   --help             this text
 Printing options print without running unless -o or -time is also given.
 

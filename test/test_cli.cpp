@@ -180,13 +180,36 @@ TEST_CASE("auto on the Kokkos target decides with a model of the Kokkos executio
   CHECK(r.output.find("stored in " + path) != std::string::npos);
   MachineModel stored = readMachineModel(path);
   CHECK(stored.device.rfind("Kokkos ", 0) == 0);
-  CHECK(stored.threads >= 1);
-  CHECK(stored.bandwidth1 * stored.threads == doctest::Approx(stored.bandwidth));  // a row's share of the space's
-  // The OpenMP model is another file; nothing of the Kokkos model stands in for it.
-  CHECK(!std::filesystem::exists(dir + "/machine-1t.txt"));
+  // Shared among the rows the space runs at once: a thread each on a host space (these tests').
   JitOptions jit;
   jit.cacheDir = dir;
+  CompileOptions kokkos;
+  kokkos.target = Target::Kokkos;
+  kokkos.jit = jit;
+  Environment copyEnv;
+  copyEnv.declare("B", {4}, Format::dense(1));
+  const Kernel copy = Kernel::compile(parseIndexNotation("A(i) = B(i)", copyEnv), kokkos);
+  const KokkosRuntime& runtime = copy.library().runtime;
+  REQUIRE(runtime.hostAccessible());
+  CHECK(stored.threads == runtime.concurrency());
+  CHECK(stored.bandwidth1 * stored.threads == doctest::Approx(stored.bandwidth));  // a row's share of the space's
+  CHECK(stored.str().find(stored.device + ", " + std::to_string(stored.threads) + " row") == 0);
+  // No OpenMP model was measured: nothing of the Kokkos model stands in for one.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    CHECK_FALSE((file.rfind("machine-", 0) == 0 && file.rfind("machine-kokkos-", 0) != 0));
+  }
   CHECK(machineModel(jit, 1, Target::Kokkos).source == path);
+  // A model of another device is not this one's: measured again, stored under this device's name.
+  {
+    std::string text;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) text += (line.rfind("device=", 0) == 0 ? "device=Kokkos Elsewhere" : line) + "\n";
+    in.close();
+    std::ofstream(path) << text;
+  }
+  CHECK(machineModel(jit, 1, Target::Kokkos).source == "calibrated now, stored in " + path);
+  CHECK(readMachineModel(path).device == stored.device);
   // Auto on the Kokkos target uses it (Kernel::compile's default machine), and its kernel agrees
   // with the interpreter.
   Environment env;

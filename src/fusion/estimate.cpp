@@ -300,11 +300,12 @@ InputStats inputStats(const TensorValues& inputs) {
 }
 
 std::string MachineModel::str() const {
-  auto list = [](const Rates& r) {
+  // A device's rates per row are a few Mflop/s: three digits, not two decimals.
+  auto list = [&](const Rates& r) {
     std::string out;
-    char buf[16];
+    char buf[24];
     for (double v : r) {
-      std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : "/", v / 1e9);
+      std::snprintf(buf, sizeof buf, device.empty() ? "%s%.2f" : "%s%.3g", out.empty() ? "" : "/", v / 1e9);
       out += buf;
     }
     return out;

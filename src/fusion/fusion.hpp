@@ -144,14 +144,16 @@ InputStats inputStats(const TensorValues& inputs);  // the sparse entries of `in
 // The machine's rates, measured once (lower's machineModel() calibrates and stores them).
 struct MachineModel {
   // Where kernels run: "" for the host's OpenMP threads; else the Kokkos execution space that runs
-  // them (a GPU, say), measured as one whole: threads 1, its rates and bandwidth those of all of it.
+  // them (a GPU, say). That space is measured as a whole and its measurements shared among the rows
+  // it runs at once (a warp each on a device), which the fields below then call threads: `threads`
+  // is that number of rows, and every "one thread" is one row's share.
   std::string device;
   int threads = 1;              // threads kernels run with
   double bandwidth1 = 0;        // copy bandwidth of one thread, bytes/s (reads + writes)
   double bandwidth = 0;         // copy bandwidth of `threads` threads, bytes/s
-  // flop/s of one thread in in-cache loops of kRateLengths iterations: without a reduction (an
-  // axpy) and summing (a dot product). Other lengths interpolate (log scale), beyond the ends
-  // take the end's rate.
+  // flop/s of one thread in in-cache loops of kRateLengths iterations (a device's operands are
+  // larger than its L2): without a reduction (an axpy) and summing (a dot product). Other lengths
+  // interpolate (log scale), beyond the ends take the end's rate.
   static constexpr int kRateLengths[5] = {4, 16, 32, 64, 256};
   using Rates = std::array<double, 5>;
   Rates vectorFlops{}, reductionFlops{};
@@ -171,8 +173,8 @@ struct MachineModel {
   // time each). 0: not measured (exp counts as one flop).
   double expRate = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
-  // Non-empty when the machine was busy while it was measured (the copy bandwidth of one thread
-  // changed during the calibration): the rates are then not to be trusted.
+  // Non-empty when the machine was busy while it was measured (the copy bandwidth of one thread, or
+  // of the device, changed during the calibration): the rates are then not to be trusted.
   std::string loadWarning;
   double vectorRate(double length) const;
   double reductionRate(double length) const;

@@ -45,8 +45,8 @@ enum ReactCopyKind { REACT_COPY_HOST_TO_DEVICE = 0, REACT_COPY_DEVICE_TO_HOST = 
  *   hostAccessible  can the host read that memory (Serial, OpenMP: yes)
  *   concurrency     threads of the default execution space
  *   describe        "Cuda NVIDIA H100 80GB HBM3 (concurrency 270336)", "OpenMP (concurrency 16)"
- *   cacheBytes      the device's last-level cache (a GPU's L2); 0 on a host space (the host's is
- *                   read from the OS) */
+ *   cacheBytes      the device's last-level cache (a CUDA GPU's L2); 0 where unknown (a host
+ *                   space: the host's is read from the OS) */
 #define REACT_KOKKOS_RUNTIME(X)                                                             \
   X(void, react_runtime_initialize, (void), initialize)                                     \
   X(void*, react_runtime_allocate, (size_t bytes), allocate)                                \
@@ -57,7 +57,7 @@ enum ReactCopyKind { REACT_COPY_HOST_TO_DEVICE = 0, REACT_COPY_DEVICE_TO_HOST = 
   X(const char*, react_runtime_describe, (void), describe)                                 \
   X(long, react_runtime_cache_bytes, (void), cacheBytes)
 
-/* Declared here, defined by the Kokkos prelude (src/lower/emit_kokkos.cpp): a definition that
+/* Declared here, defined by the Kokkos prelude (src/lower/emit/kokkos.cpp): a definition that
  * differs from its declaration does not compile. */
 #ifdef __cplusplus
 extern "C" {

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -109,17 +110,28 @@ std::vector<IndexTree> calibrationTrees(Target target) {
 
 // The emitted sources of every calibration kernel for a target (with the default kernel name;
 // compileTrees numbers the names), in order. They depend only on this build of react.
+// The calibration measures react's own loops: a dense product runs as the emitter writes it, not as
+// the kernel library's call (the vector rate would be cuBLAS's on a CUDA build).
+EmitOptions calibrationEmitOptions() {
+  EmitOptions emit;
+  emit.libraryProducts = false;
+  return emit;
+}
+
 std::string calibrationSources(Target target) {
   std::string text;
-  for (const IndexTree& tree : calibrationTrees(target)) text += emitSource(lowerToLoops(tree), target);
+  for (const IndexTree& tree : calibrationTrees(target)) text += emitSource(lowerToLoops(tree), target, calibrationEmitOptions());
   return text;
 }
 
 // Which kernels and compiler measured a stored model: a model from other ones is measured again.
 std::string calibrationId(Target target) {
+  if (target == Target::Kokkos) {
+    static const std::string kokkos = contentHash(compilerCommand(Target::Kokkos) + "\n" + calibrationSources(Target::Kokkos));
+    return kokkos;
+  }
   static const std::string openmp = contentHash(compilerCommand(Target::OpenMP) + "\n" + calibrationSources(Target::OpenMP));
-  static const std::string kokkos = contentHash(compilerCommand(Target::Kokkos) + "\n" + calibrationSources(Target::Kokkos));
-  return target == Target::Kokkos ? kokkos : openmp;
+  return openmp;
 }
 
 Target targetOf(const MachineModel& m) { return m.device.empty() ? Target::OpenMP : Target::Kokkos; }
@@ -245,11 +257,18 @@ std::vector<Kernel> calibrationKernels(const JitOptions& jit, Target target) {
   CompileOptions options;
   options.jit = jit;
   options.target = target;
+  options.emit = calibrationEmitOptions();
   return Kernel::compileTrees(calibrationTrees(target), options);
 }
 
-// The Kokkos execution space the kernels run on, as a model names it.
-std::string deviceOf(const Kernel& kernel) { return std::string("Kokkos ") + kernel.library().runtime.describe(); }
+// The Kokkos execution space the kernels run on, as a model names it: one line of the model's file
+// (a control character in the driver's name would end it).
+std::string deviceOf(const Kernel& kernel) {
+  std::string name = std::string("Kokkos ") + kernel.library().runtime.describe();
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return name;
+}
 
 // A Kokkos model's threads are the rows the execution space runs at once: a row is a host
 // thread's, or a warp's on a device (up to 32 lanes each), so an H100 (270,336 threads) runs 8,448.
@@ -280,22 +299,24 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
     step("react: measuring this machine for fusion mode auto (once per thread count):");
   }
   m.threads = threads;
-  // Copy: two arrays of 256 MiB, 1 and all threads, best of 3.
-  step(" bandwidth");
-  const TensorValues copyInput = inputsOf(programs[kCopy]);
-  auto copyBandwidth = [&](int t) {
-    return 16.0 * kCopyRows * kCopyColumns / bestSeconds(kernels[kCopy].bind(copyInput), t, 1, 3);
-  };
-  m.bandwidth1 = copyBandwidth(1);
-  m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
-  // Parallel regions (a device: launches and waits): 2000 runs on all threads, per region, best of 5.
-  step(", parallel regions");
+  // Parallel regions (a device: launches and waits): 2000 runs on all threads, per region, best of
+  // 5. First: on a device every other measurement has it taken off.
+  step(" parallel regions");
   {
     const int64_t regions = 2000;
     const TensorValues input = inputsOf(programs[kRegion]);
     m.regionSeconds = bestSeconds(kernels[kRegion].bind(input), threads, regions, 5) / regions;
   }
   const double launchSeconds = target == Target::Kokkos ? m.regionSeconds : 0;
+  // Copy: two arrays of 256 MiB, 1 and all threads, best of 3.
+  step(", bandwidth");
+  const TensorValues copyInput = inputsOf(programs[kCopy]);
+  auto copyBandwidth = [&](int t) {
+    const double seconds = bestSeconds(kernels[kCopy].bind(copyInput), t, 1, 3);
+    return 16.0 * kCopyRows * kCopyColumns / (seconds - std::min(launchSeconds, 0.9 * seconds));
+  };
+  m.bandwidth1 = copyBandwidth(1);
+  m.bandwidth = threads == 1 ? m.bandwidth1 : copyBandwidth(threads);
   step(", loop rates");
   for (size_t l = 0; l < kLengths; ++l) {
     measureLoopRates(kernels, programs, l, scaleOf(target), launchSeconds, m);
@@ -313,9 +334,10 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
   if (change > 0.2) {
     char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "measured under load: the copy bandwidth of one thread was %.1f GB/s at the start and %.1f GB/s at "
-                  "the end; measure again on a quiet machine (react-gen -calibrate)",
-                  m.bandwidth1 / 1e9, again / 1e9);
+                  "measured under load: the copy bandwidth of %s was %.1f GB/s at the start and %.1f GB/s at the end; "
+                  "measure again on a quiet machine (react-gen -calibrate%s)",
+                  target == Target::Kokkos ? "the device" : "one thread", m.bandwidth1 / 1e9, again / 1e9,
+                  target == Target::Kokkos ? " -target=kokkos" : "");
     m.loadWarning = buf;
   }
   if (target == Target::Kokkos) shareAmongRows(kernels.front().library().runtime, m);
@@ -402,14 +424,20 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
 
 MachineModel machineModel(const JitOptions& jit, int threads, Target target) {
   if (threads <= 0) threads = omp_get_max_threads();
-  // A Kokkos model belongs to the device the calibration kernels run on, which one process asks
-  // once (the kernels are compiled once and cached).
+  // A Kokkos model belongs to the device the calibration kernels run on: they are compiled (or
+  // found in the JIT cache) to ask it once per process, and measure it when no model is stored.
   std::vector<Kernel> kernels;
   MachineModel wanted;
   wanted.threads = threads;
   if (target == Target::Kokkos) {
-    static const std::string device = deviceOf(calibrationKernels(jit, target).front());
-    wanted.device = device;
+    static std::mutex asked;
+    static std::optional<std::string> device;
+    std::lock_guard<std::mutex> lock(asked);
+    if (!device) {
+      kernels = calibrationKernels(jit, target);
+      device = deviceOf(kernels.front());
+    }
+    wanted.device = *device;
   }
   std::string path = modelPath(jit, wanted);
   std::map<std::string, std::string> fields = readFields(path);

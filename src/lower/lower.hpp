@@ -61,6 +61,9 @@ struct EmitOptions {
   FloatOrder floatOrder = FloatOrder::Reassociate;
   int kokkosTeamSize = 0;            // rows per Kokkos team; 0 = chosen at run time from the input
   bool laneLoopsOutermost = false;   // Kokkos: the loop order used on a GPU also on a CPU (tests)
+  // Kokkos: a plain dense product calls the kernel library's (cuBLAS) where there is one; off,
+  // the nest runs as react's loops (the calibration measures those).
+  bool libraryProducts = true;
   std::string functionName = "react_kernel";
 };
 
