@@ -141,7 +141,9 @@ template <class T> static T react_host_read(const T* array, int64_t offset) {
 }
 extern "C" int react_runtime_concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
 // A GPU's properties, by name: a model measured on one device (docs/auto.md) is stored per device.
+// Asked only where CUDA is the default execution space, the one kernels run on.
 #ifdef KOKKOS_ENABLE_CUDA
+constexpr bool react_on_cuda = std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>;
 static const cudaDeviceProp& react_cuda_properties() {
   static const cudaDeviceProp properties = [] {
     cudaDeviceProp p{};
@@ -155,7 +157,7 @@ extern "C" const char* react_runtime_describe() {
   static const std::string text = [] {
     std::string name = Kokkos::DefaultExecutionSpace::name();
 #ifdef KOKKOS_ENABLE_CUDA
-    name += std::string(" ") + react_cuda_properties().name;
+    if (react_on_cuda) name += std::string(" ") + react_cuda_properties().name;
 #endif
     return name + " (concurrency " + std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
   }();
@@ -163,7 +165,7 @@ extern "C" const char* react_runtime_describe() {
 }
 extern "C" long react_runtime_cache_bytes() {
 #ifdef KOKKOS_ENABLE_CUDA
-  if (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) return react_cuda_properties().l2CacheSize;
+  if (react_on_cuda) return react_cuda_properties().l2CacheSize;
 #endif
   return 0;
 }
