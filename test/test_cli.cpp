@@ -229,6 +229,39 @@ TEST_CASE("auto on the Kokkos target decides with a model of the Kokkos executio
   test::requireClose(p, k.run(inputs), interpret(buildIndexTree(p), inputs), "auto on the Kokkos target");
 }
 
+TEST_CASE("a Kokkos model shares the space's measurements among the rows it runs at once") {
+  MachineModel whole;
+  whole.device = "Kokkos Somewhere";
+  whole.bandwidth = whole.bandwidth1 = 2e12;
+  whole.vectorFlops.fill(4e12);
+  whole.reductionFlops.fill(4e11);
+  whole.scratchRowFlops.fill(1e12);
+  whole.rowFlops.fill(8e11);
+  whole.expRate = 1.6e11;
+  // A device: a warp a row (an H100's 270,336 threads run 8,448 rows).
+  MachineModel gpu = sharedAmongRows(whole, 270336, false);
+  CHECK(gpu.threads == 8448);
+  CHECK(gpu.bandwidth == 2e12);
+  CHECK(gpu.bandwidth1 == doctest::Approx(2e12 / 8448));
+  CHECK(gpu.vectorFlops[2] * 8448 == doctest::Approx(4e12));
+  CHECK(gpu.reductionFlops[2] * 8448 == doctest::Approx(4e11));
+  CHECK(gpu.scratchRowFlops[2] * 8448 == doctest::Approx(1e12));
+  CHECK(gpu.rowFlops[2] * 8448 == doctest::Approx(8e11));
+  CHECK(gpu.expRate * 8448 == doctest::Approx(1.6e11));
+  // A host space: a thread a row; a device of fewer threads than a warp still runs one row.
+  CHECK(sharedAmongRows(whole, 16, true).threads == 16);
+  CHECK(sharedAmongRows(whole, 16, false).threads == 1);
+  // What it is for: a nest of fewer rows than the device runs at once leaves it partly idle, so
+  // the same work over 2,000 rows is estimated slower than over 20,000.
+  auto estimate = [&](int64_t rows) {
+    Environment env;
+    env.declare("B", {rows, 20000000 / rows}, Format::dense(2));
+    Program p = parseIndexNotation("A(i,j) = B(i,j) * 2", env);
+    return estimateCost(fuse(p, FusionMode::None), InputStats{}, gpu).seconds;
+  };
+  CHECK(estimate(2000) > 2 * estimate(20000));
+}
+
 TEST_CASE("react-gen: shapes by tensor, errors at the statement's own line, units, output checks before compiling") {
   // Operator form printed without index names: shapes by tensor.
   Result shapes = run("'A = S * (B @ C)' -f=S:csr -d=S:100x80 -d=B:100x16 -d=C:16x80 -print-source");

@@ -272,20 +272,6 @@ std::string deviceOf(const Kernel& kernel) {
   return name;
 }
 
-// A Kokkos model's threads are the rows the execution space runs at once: a row is a host
-// thread's, or a warp's on a device (up to 32 lanes each), so an H100 (270,336 threads) runs 8,448.
-// What was measured for the whole space is shared among them, so that the estimate's rule (a nest
-// of N outer iterations runs on min(threads, N)) says that a nest of few rows leaves a GPU idle.
-void shareAmongRows(const KokkosRuntime& runtime, MachineModel& m) {
-  const int concurrency = runtime.concurrency();
-  m.threads = std::max(1, runtime.hostAccessible() ? concurrency : concurrency / 32);
-  const double share = 1.0 / m.threads;
-  m.bandwidth1 = m.bandwidth * share;
-  for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
-    for (double& r : *rates) r *= share;
-  m.expRate *= share;
-}
-
 MachineModel measure(const std::vector<Kernel>& kernels, Target target, int threads, std::ostream* progress) {
   auto step = [&](const std::string& what) {
     if (progress) *progress << what << std::flush;
@@ -342,7 +328,10 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
                   target == Target::Kokkos ? " -target=kokkos" : "");
     m.loadWarning = buf;
   }
-  if (target == Target::Kokkos) shareAmongRows(kernels.front().library().runtime, m);
+  if (target == Target::Kokkos) {
+    const KokkosRuntime& runtime = kernels.front().library().runtime;
+    m = sharedAmongRows(m, runtime.concurrency(), runtime.hostAccessible());
+  }
   m.source = "calibrated now";
   char done[64];
   std::snprintf(done, sizeof done, ": done in %.1f s\n",
@@ -353,6 +342,19 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
 }
 
 }  // namespace
+
+// A row is a host thread's, or a warp's on a device (up to 32 lanes each): an H100 (270,336
+// threads) runs 8,448 at once.
+MachineModel sharedAmongRows(MachineModel whole, int concurrency, bool onHost) {
+  MachineModel m = std::move(whole);
+  m.threads = std::max(1, onHost ? concurrency : concurrency / 32);
+  const double share = 1.0 / m.threads;
+  m.bandwidth1 = m.bandwidth * share;
+  for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
+    for (double& r : *rates) r *= share;
+  m.expRate *= share;
+  return m;
+}
 
 MachineModel calibrateMachine(const JitOptions& jit, int threads, std::ostream* progress, Target target) {
   if (threads <= 0) threads = omp_get_max_threads();

@@ -159,6 +159,12 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit = {})
 // A stored model as it is, from any machine (planning for another machine, replaying its
 // measurements); throws react::UserError naming the file when it is missing or incomplete.
 MachineModel readMachineModel(const std::string& path);
+// A Kokkos model from what was measured for the whole execution space (`whole`: threads 1): its
+// threads become the rows the space runs at once (`concurrency` threads, a row each on a host, a
+// warp's 32 on a device), its rates, exp rate and one-thread bandwidth those of one row's share,
+// so that the estimate's rule (a nest of N outer iterations runs on min(threads, N)) says that a
+// nest of few rows leaves a GPU idle.
+MachineModel sharedAmongRows(MachineModel whole, int concurrency, bool onHost);
 
 // --- tensors in the caller's memory (Kernel::bindViews; the Python module, docs/python.md) -----
 // Where a tensor's arrays are: the host's memory, or that of the device a Kokkos kernel runs on
