@@ -292,16 +292,16 @@ TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both
 }
 
 // dense-product (passes/dense_product.cpp): which nests are plain dense products, and what the
-// Kokkos printer makes of one; the verifier holds a product to row-major matrices.
+// printers make of one; the verifier holds a product to row-major matrices.
 TEST_CASE("dense product: only a plain product of row-major matrices is marked, and printed with its nest") {
   auto marked = [](const std::string& text, const std::vector<std::tuple<std::string, std::vector<int64_t>, Format>>& tensors,
-                   FloatOrder order = FloatOrder::Reassociate) {
+                   FloatOrder order = FloatOrder::Reassociate, Target target = Target::Kokkos) {
     Environment env;
     for (const auto& [name, shape, format] : tensors) env.declare(name, shape, format);
     EmitOptions o;
     o.floatOrder = order;
     std::vector<std::string> products;
-    for (const ir::Stmt& s : scheduleLoops(lowerToLoops(fuse(parseProgram(text, env), FusionMode::React)), Target::Kokkos, o).body)
+    for (const ir::Stmt& s : scheduleLoops(lowerToLoops(fuse(parseProgram(text, env), FusionMode::React)), target, o).body)
       if (s->product) products.push_back(s->product->out + "=" + s->product->a + "@" + s->product->b);
     return products;
   };
@@ -320,6 +320,9 @@ TEST_CASE("dense product: only a plain product of row-major matrices is marked, 
   const std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> spmm{{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}};
   CHECK(marked("A = S @ (C @ D)", spmm).size() == 1u);
   CHECK(marked("A = S @ C @ D", spmm).empty());
+  // The OpenMP target marks the same nests.
+  CHECK(marked("A = S @ (C @ D)", spmm, FloatOrder::Reassociate, Target::OpenMP) == Products{"T0=C@D"});
+  CHECK(marked("A(i,j) = C(i,k) * D(k,j)", {{"C", {6, 4}, d2}, {"D", {4, 3}, d2}}, FloatOrder::Written, Target::OpenMP).empty());
 
   Environment env;
   for (const auto& [name, shape, format] : spmm) env.declare(name, shape, format);
@@ -328,6 +331,13 @@ TEST_CASE("dense product: only a plain product of row-major matrices is marked, 
   const size_t call = source.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4);\n  #else");
   CHECK(call != std::string::npos);
   CHECK(source.find("Kokkos::parallel_for(\"T0\"", call) != std::string::npos);  // the nest, where no library computes it
+  // OpenMP: Eigen's product, defined after the prelude only where a kernel has a product.
+  const std::string openmp = emitSource(lowered, Target::OpenMP);
+  const size_t eigen = openmp.find("#include <Eigen/Core>");
+  CHECK(eigen != std::string::npos);
+  CHECK(openmp.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4);\n  #else", eigen) != std::string::npos);
+  CHECK(emitSource(lowerToLoops(fuse(parseProgram("A = S @ C @ D", env), FusionMode::React)), Target::OpenMP).find("Eigen") ==
+        std::string::npos);
   LoopProgram sparseOperand = scheduleLoops(lowered, Target::Kokkos);
   for (ir::Stmt& s : sparseOperand.body)
     if (s->product) {

@@ -126,10 +126,24 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::IfDevice: return ifDevice(*s);
     case StmtKind::IfLongRows: internalError("the printer met a choice of row forms outside a Kokkos nest");
     case StmtKind::EntryRuns: internalError("the printer met entry runs outside a Kokkos nest");
-    case StmtKind::Nest: return nest(*s);
+    case StmtKind::Nest: return productOrNest(*s);
     case StmtKind::Prepare: return prepare(*s);
     case StmtKind::Merge: return merge(*s);
   }
+}
+
+// A nest that is a plain dense product (passes/dense_product.cpp): the call to the target's
+// tuned product where the kernel's prelude defines one (REACT_DENSE_PRODUCT), else the nest.
+void CppPrinter::productOrNest(const StmtNode& n) {
+  const auto& d = n.product;
+  if (!d) return nest(n);
+  auto values = [](const std::string& t) { return mangle(Name{Role::Values, t}); };
+  line("#if defined(REACT_DENSE_PRODUCT)");
+  line("react_dense_product(" + values(d->a) + ", " + values(d->b) + ", " + values(d->out) + ", " + expr(d->m) + ", " +
+       expr(d->n) + ", " + expr(d->k) + ");");
+  line("#else");
+  nest(n);
+  line("#endif");
 }
 
 // Each finger's position runs from its lo while it is below its hi; the loop lasts while any
@@ -208,6 +222,7 @@ std::string CppPrinter::print() {
        << "  if (hi > rows) hi = rows;\n"
        << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
        << "  return lo;\n}\n#endif\n";
+  out_ << denseProductPrelude();
   out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
     line("const int64_t " + mangle(Name{Role::Extent, p_.runtimeSizes[k]}) + " = sizes[" + std::to_string(k) + "];");

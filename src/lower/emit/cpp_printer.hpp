@@ -28,6 +28,9 @@ class CppPrinter {
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
   virtual std::string epilogue() const { return ""; }
+  // After the prelude, with a guard of its own: what defines react_dense_product, where the target
+  // has a library product outside its prelude and the kernel calls it.
+  virtual std::string denseProductPrelude() const { return ""; }
   // `target += value` done atomically (an Assign marked atomic).
   virtual void atomicAdd(const std::string& target, const std::string& value) = 0;
   // What comes before the kernel function's return type ("" or ending in a space).
@@ -40,6 +43,7 @@ class CppPrinter {
   static std::string typeName(ir::Type t);
   void stmt(const ir::Stmt& s);
   void body(const std::vector<ir::Stmt>& b);
+  void productOrNest(const ir::StmtNode& n);  // a nest, or the library's product it computes
   void serialLoop(const ir::StmtNode& l);  // `for (...) { body }`
   void merge(const ir::StmtNode& m);       // a two-finger `while` loop
   // A serial loop's privates, allocated once before it.

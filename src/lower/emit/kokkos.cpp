@@ -292,20 +292,6 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   // A nest's statements: declarations on the host; parallel loops launch themselves; everything
   // else runs on the device as a kernel of one iteration (its data lives there).
   void nest(const StmtNode& n) override {
-    if (const auto& d = n.product) {
-      // The library's product where the kernel library has one, else the nest.
-      auto values = [](const std::string& t) { return mangle(Name{Role::Values, t}); };
-      line("#if defined(REACT_DENSE_PRODUCT)");
-      line("react_dense_product(" + values(d->a) + ", " + values(d->b) + ", " + values(d->out) + ", " + expr(d->m) + ", " +
-           expr(d->n) + ", " + expr(d->k) + ");");
-      line("#else");
-      launches(n);
-      return line("#endif");
-    }
-    launches(n);
-  }
-
-  void launches(const StmtNode& n) {
     open("{");
     nestName_ = n.text;
     kernels_ = 0;

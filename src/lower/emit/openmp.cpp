@@ -1,6 +1,7 @@
 // The plain C++/OpenMP syntax: a parallel loop is an `omp for` in a parallel region holding each
 // thread's private scratch, a vector loop an `omp simd` loop.
 #include "lower/emit/cpp_printer.hpp"
+#include "lower/openmp_dense_product_text.hpp"
 #include "lower/openmp_prelude_text.hpp"
 #include "lower/workspace_text.hpp"
 #include "lower/ir/mutator.hpp"
@@ -20,6 +21,11 @@ class OpenMPPrinter : public CppPrinter {
  protected:
   std::string includes() const override { return std::string(lower::kWorkspaceText) + lower::kOpenMPPreludeText; }
   std::string functionQualifier() const override { return "static inline"; }
+  std::string denseProductPrelude() const override {
+    bool product = false;
+    for (const Stmt& s : p_.body) product |= s->kind == StmtKind::Nest && s->product;
+    return product ? lower::kOpenMPDenseProductText : "";
+  }
   void atomicAdd(const std::string& target, const std::string& value) override {
     line("#pragma omp atomic");
     line(target + " += " + value + ";");

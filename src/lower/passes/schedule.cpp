@@ -10,8 +10,8 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   std::vector<Pass> passes;
   const bool reassociate = options.floatOrder == FloatOrder::Reassociate;
   if (!reassociate) passes.push_back({"written-order", runReductionsInOrder});
+  if (reassociate && options.libraryProducts) passes.push_back({"dense-product", markDenseProducts});
   if (target == Target::Kokkos) {
-    if (reassociate && options.libraryProducts) passes.push_back({"dense-product", markDenseProducts});
     if (reassociate) passes.push_back({"dense-lanes", mapLanesToDenseReductions});
     if (reassociate) passes.push_back({"fibre-chunks", chunkFibres});
     if (reassociate) passes.push_back({"reduction-runs", runRowReductions});
