@@ -94,6 +94,9 @@ std::vector<PassExample> examples() {
       {"vectorize", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"vectorize", "sddmm_unfused", sddmmText, sddmm, FusionMode::None, Target::OpenMP, {}, {}},
       {"vectorize-reductions", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
+      // Four stored entries at once, their dot products in one lane loop; the row's last entries
+      // (fewer than four) after them, as before.
+      {"jam-entries", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::OpenMP, {}, {}},
       // A row's sum over its stored entries (a position loop) stays serial.
       {"vectorize-reductions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // Over a row's stored entries only where the body calls exp (the vector math library).

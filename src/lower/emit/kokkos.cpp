@@ -277,6 +277,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   }
   // The reducer of a ParallelReduce or LaneReduce loop, over its accumulator's type.
   std::string reducer(const StmtNode& l) const {
+    if (!l.jointReduceVars.empty()) internalError("a Kokkos lane loop with joint accumulators (jam-entries is OpenMP's)");
     return std::string(l.reduceOp == ReduceOp::Sum ? "Kokkos::Sum<" : "ReactMax<") + typeName(l.reduceType) + ">(" +
            mangle(l.reduceVar) + ")";
   }

@@ -90,7 +90,9 @@ class OpenMPPrinter : public CppPrinter {
   }
 
   static std::string reduction(const StmtNode& l) {
-    return std::string("reduction(") + (l.reduceOp == ReduceOp::Sum ? "+" : "max") + ":" + mangle(l.reduceVar) + ")";
+    std::string accumulators = mangle(l.reduceVar);
+    for (const Name& a : l.jointReduceVars) accumulators += ", " + mangle(a);
+    return std::string("reduction(") + (l.reduceOp == ReduceOp::Sum ? "+" : "max") + ":" + accumulators + ")";
   }
 
   // The rows of a parallel loop inside its region: this thread's share of equal work

@@ -218,6 +218,9 @@ struct StmtNode {
   Expr reduceTarget;         // Iterations::ReduceScalar: what the iterations reduce into (a scalar access or a variable)
   ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce
   Name reduceVar;            // ParallelReduce, LaneReduce: the accumulator the body updates
+  // LaneReduce (OpenMP): further accumulators of the same operation and type that the same lanes
+  // reduce, one per iteration jam-entries runs at once
+  std::vector<Name> jointReduceVars;
   Type reduceType = Type::Float64;  // ParallelReduce, LaneReduce: the accumulator's type
   std::vector<PrivateBuffer> privates;  // Parallel
   Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)

@@ -52,8 +52,11 @@ class TextPrinter {
       case StmtKind::For: {
         std::string head = "for " + mangle(s->counter) + " in [" + print(s->lo) + ", " + print(s->hi) + ") " +
                            toString(s->schedule);
-        if (s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce)
-          head += std::string(" into ") + mangle(s->reduceVar) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");
+        if (s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce) {
+          head += " into " + mangle(s->reduceVar);
+          for (const Name& a : s->jointReduceVars) head += ", " + mangle(a);
+          head += s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)";
+        }
         if (s->iterations == Iterations::Independent) head += " independent";
         if (s->iterations == Iterations::ReduceScalar)
           head += " reduces " + reducedName(*s->reduceTarget) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");

@@ -164,10 +164,15 @@ class Verifier {
           fail("a balanced loop needs a parallel schedule, positions and positive weights", s);
         bool reduces = s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce;
         if (reduces) {
-          const Declared* d = lookup(s->reduceVar);
-          if (!d || !d->isMutable) fail("a reduction into an undeclared accumulator", s);
-          sameType(d->type, s->reduceType, "the accumulator", s);
+          std::vector<Name> accumulators{s->reduceVar};
+          accumulators.insert(accumulators.end(), s->jointReduceVars.begin(), s->jointReduceVars.end());
+          for (const Name& a : accumulators) {
+            const Declared* d = lookup(a);
+            if (!d || !d->isMutable) fail("a reduction into an undeclared accumulator", s);
+            sameType(d->type, s->reduceType, "the accumulator", s);
+          }
         }
+        if (!s->jointReduceVars.empty() && s->schedule != Schedule::LaneReduce) fail("joint accumulators outside a lane-reduce loop", s);
         if (lookup(s->counter)) fail("counter '" + mangle(s->counter) + "' is already bound", s);
         scopes_.emplace_back();
         declare(s->counter, {false, Type::Int64});

@@ -142,6 +142,9 @@ LoopProgram rewriteNestedInnermostInPlace(const LoopProgram& p,
 
 // Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
 LoopProgram lowerAccesses(const LoopProgram& p);
+// OpenMP, reassociated order, after lower-accesses: four independent iterations whose one loop is
+// a lane reduction (SDDMM's stored entries) at once, their reductions in one lane loop.
+LoopProgram jamEntries(const LoopProgram& p);
 
 // Every load and store of a tensor's values checks its offset against the tensor's size, and a
 // violation aborts naming the access (EmitOptions::boundsCheck).
