@@ -5,8 +5,8 @@
 //
 // Why: each entry's dot product is a chain of dependent vector adds, and it loads B's row again
 // for every entry. Jammed, the four chains are independent, and each element of B's row is loaded
-// once for four entries. A hand-written test on the GPU machine's Xeon (1 thread) ran SDDMM 1.0-1.2x
-// faster at K=64 and 1.0-1.9x at K=256 this way over six matrices (docs/benchmarks.md).
+// once for four entries. A hand-written test on the GPU machine's Xeon (1 thread) ran SDDMM
+// 0.9-1.2x at K=64 and 1.0-1.9x at K=256 this way over six matrices (docs/benchmarks.md).
 //
 // Legal because the iterations are independent: the copies' statements before the reduction run
 // for all four before any of their statements after it, which only the order of independent
