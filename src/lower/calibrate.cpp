@@ -113,7 +113,8 @@ std::vector<IndexTree> calibrationTrees(Target target) {
 // The emitted sources of every calibration kernel for a target (with the default kernel name;
 // compileTrees numbers the names), in order. They depend only on this build of react.
 // The calibration measures react's own loops: a dense product runs as the emitter writes it, not as
-// the kernel library's call (the vector rate would be cuBLAS's on a CUDA build).
+// the kernel library's call (the vector rate would be cuBLAS's on a CUDA build, Eigen's GEMM on
+// the OpenMP target).
 EmitOptions calibrationEmitOptions() {
   EmitOptions emit;
   emit.libraryProducts = false;
