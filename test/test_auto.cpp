@@ -2,6 +2,7 @@
 // change, its kernels against the interpreter (random programs and random chains), caching per
 // decision, the -print-decisions report and the errors.
 #include "fusion/fusion.hpp"
+#include "lower/ir/ir.hpp"
 #include "support.hpp"
 
 #include <doctest/doctest.h>
@@ -196,6 +197,90 @@ TEST_CASE("estimate: one long row bounds a row-parallel nest; every nest pays a 
   CHECK(imbalanced == doctest::Approx(balanced * 0.9 / 0.5).epsilon(0.01));
   m.regionSeconds = 1e-3;
   CHECK(estimateCost(t, even, m).seconds == doctest::Approx(balanced + 1e-3 * estimateCost(t, even, m).nests));
+}
+
+TEST_CASE("estimate: a nest whose outer iterations write shared memory runs on one thread") {
+  // S @ C with S in csc: the nest's outer loop is S's columns k, each scattering into rows i of
+  // A, so lowering runs it serially; in csr its outer loop is the rows, one thread each.
+  auto tree = [](const Format& f) {
+    Environment env;
+    env.declare("S", {1000, 1000}, f);
+    env.declare("C", {1000, 16}, Format::dense(2));
+    return fuse(parseProgram("A = S @ C", env), FusionMode::React);
+  };
+  InputStats stats = statsOf(1000, 1000, 100000);
+  stats.sparse["S"].longestRow = 100;
+  stats.sparse["S"].levelPositions = {1000, 100000};
+  MachineModel one = flopBoundMachine(), many = one;
+  one.threads = 1;
+  many.threads = 16;
+  const IndexTree csc = tree(Format::csc()), csr = tree(Format::csr());
+  CHECK(estimateCost(csc, stats, many).seconds == doctest::Approx(estimateCost(csc, stats, one).seconds));
+  CHECK(estimateCost(csr, stats, many).seconds < estimateCost(csr, stats, one).seconds / 8);
+  // What lowering does: the csc nest's loop is serial, the csr one's parallel.
+  auto outerSchedule = [](const IndexTree& t) {
+    std::string loops = ir::print(lowerToLoops(t));
+    return loops.find("parallel") != std::string::npos;
+  };
+  CHECK_FALSE(outerSchedule(csc));
+  CHECK(outerSchedule(csr));
+}
+
+TEST_CASE("estimate: a plain dense product is priced at the library's rate, on every thread") {
+  Environment env;
+  env.declare("C", {4096, 256}, Format::dense(2));
+  env.declare("D", {256, 16}, Format::dense(2));
+  env.declare("S", {4096, 4096}, Format::csr());
+  const IndexTree product = fuse(parseProgram("A = C @ D", env), FusionMode::None);
+  const IndexTree sparse = fuse(parseProgram("A = S @ C", env), FusionMode::None);
+  InputStats stats = statsOf(4096, 4096, 40960);
+  stats.sparse["S"].longestRow = 10;
+  MachineModel loops = flopBoundMachine();
+  loops.regionSeconds = 0;
+  MachineModel library = loops;
+  library.productFlops = 50e9;
+  const double flops = 2.0 * 4096 * 256 * 16;
+  CHECK(estimateCost(product, stats, loops).seconds == doctest::Approx(flops / (4e9 * loops.threads)));
+  CHECK(estimateCost(product, stats, library).seconds == doctest::Approx(flops / (50e9 * library.threads)));
+  // Another nest keeps react's loop rates.
+  CHECK(estimateCost(sparse, stats, library).seconds == doctest::Approx(estimateCost(sparse, stats, loops).seconds));
+  // A nest with anything beside the product is react's loops too: maximal fusion's C @ D @ E.
+  env.declare("E", {16, 16}, Format::dense(2));
+  const IndexTree fused = fuse(parseProgram("A = C @ D @ E", env), FusionMode::Maximal);
+  REQUIRE(fused.root.children.size() == 1);
+  CHECK(estimateCost(fused, stats, library).seconds == doctest::Approx(estimateCost(fused, stats, loops).seconds));
+}
+
+TEST_CASE("auto: the library product's rate counts only where kernels call it; csc takes C @ D apart") {
+  // S @ C @ D with S in csc: react fuses C(k,:) @ D into S's column loop, a serial nest of
+  // react's loops; unfused, C @ D is the library's product on every thread, then S scatters.
+  Environment env;
+  env.declare("S", {2000, 2000}, Format::csc());
+  env.declare("C", {2000, 256}, Format::dense(2));
+  env.declare("D", {256, 16}, Format::dense(2));
+  Program p = parseProgram("A = S @ C @ D", env);
+  InputStats stats = statsOf(2000, 2000, 20000);
+  stats.sparse["S"].longestRow = 20;
+  stats.sparse["S"].levelPositions = {2000, 20000};
+  MachineModel m = flopBoundMachine();
+  m.threads = 16;
+  m.productFlops = 40e9;
+  CompileOptions options;
+  options.stats = stats;
+  options.machine = m;
+  AutoDecision reassociated, written;
+  fusedTree(p, options, &reassociated);
+  CHECK(reassociated.machine.productFlops == 40e9);
+  CHECK_FALSE(reassociated.choice().asWritten);
+  CHECK(toString(reassociated.choice().mode) == std::string("none"));
+  options.emit.floatOrder = FloatOrder::Written;
+  fusedTree(p, options, &written);
+  CHECK(written.machine.productFlops == 0);
+  options.emit.floatOrder = FloatOrder::Reassociate;
+  options.emit.libraryProducts = false;
+  AutoDecision noLibrary;
+  fusedTree(p, options, &noLibrary);
+  CHECK(noLibrary.machine.productFlops == 0);
 }
 
 TEST_CASE("auto: errors") {

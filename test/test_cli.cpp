@@ -141,12 +141,16 @@ TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured unde
   CHECK(r.output.find("stored in " + dir + "/machine-1t.txt") != std::string::npos);
   MachineModel m = readMachineModel(dir + "/machine-1t.txt");
   CHECK(m.threads == 1);
+  // The library's dense product (Eigen's GEMM here) is measured, stored and read back.
+  CHECK(m.productFlops > 0);
+  CHECK(m.str().find("library product") != std::string::npos);
   // The warning travels with the stored model and is shown wherever the model is.
   m.loadWarning = "measured under load: the copy bandwidth of one thread was 20.0 GB/s at the start and 5.0 GB/s at the end";
   JitOptions jit;
   jit.cacheDir = dir;
   MachineModel back = readMachineModel(storeMachineModel(m, jit));
   CHECK(back.loadWarning == m.loadWarning);
+  CHECK(back.productFlops == doctest::Approx(m.productFlops));
   CHECK(back.str().find("WARNING: measured under load") != std::string::npos);
   // machineModel uses the stored model as long as it names these calibration kernels (a hash of
   // their emitted sources and the compiler) ...
@@ -180,6 +184,7 @@ TEST_CASE("auto on the Kokkos target decides with a model of the Kokkos executio
   CHECK(r.output.find("stored in " + path) != std::string::npos);
   MachineModel stored = readMachineModel(path);
   CHECK(stored.device.rfind("Kokkos ", 0) == 0);
+  CHECK(stored.productFlops > 0);  // the nest itself on a host Kokkos, which has no library product
   // Shared among the rows the space runs at once: a thread each on a host space (these tests').
   JitOptions jit;
   jit.cacheDir = dir;
@@ -238,6 +243,7 @@ TEST_CASE("a Kokkos model shares the space's measurements among the rows it runs
   whole.scratchRowFlops.fill(1e12);
   whole.rowFlops.fill(8e11);
   whole.expRate = 1.6e11;
+  whole.productFlops = 5e13;
   // A device: a warp a row (an H100's 270,336 threads run 8,448 rows).
   MachineModel gpu = sharedAmongRows(whole, 270336, false);
   CHECK(gpu.threads == 8448);
@@ -248,6 +254,7 @@ TEST_CASE("a Kokkos model shares the space's measurements among the rows it runs
   CHECK(gpu.scratchRowFlops[2] * 8448 == doctest::Approx(1e12));
   CHECK(gpu.rowFlops[2] * 8448 == doctest::Approx(8e11));
   CHECK(gpu.expRate * 8448 == doctest::Approx(1.6e11));
+  CHECK(gpu.productFlops * 8448 == doctest::Approx(5e13));
   // A host space: a thread a row; a device of fewer threads than a warp still runs one row.
   CHECK(sharedAmongRows(whole, 16, true).threads == 16);
   CHECK(sharedAmongRows(whole, 16, false).threads == 1);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <set>
 #include <sstream>
 
 namespace react {
@@ -66,9 +68,17 @@ class Estimator {
     CostEstimate e;
     for (const TreeNode& top : t_.root.children) {
       NestCost nest;
-      if (top.kind == NodeKind::Index) nest.width = symbols_.at(fusion::extentSymbol(top.loop.index));
+      if (top.kind == NodeKind::Index && iterationsIndependent(top))
+        nest.width = symbols_.at(fusion::extentSymbol(top.loop.index));
       TreePath path{&t_.root};
       walk(top, path, nest);
+      // A plain dense product is the kernel library's (Eigen's GEMM, cuBLAS), which runs it on
+      // every thread whatever its outer extent.
+      const bool libraryProduct = m_.productFlops > 0 && isPlainDenseProduct(top);
+      if (libraryProduct) {
+        nest.seconds = nest.flops / m_.productFlops;
+        nest.width = m_.threads;
+      }
       double threads = std::max(1.0, std::min<double>(m_.threads, nest.width));
       double bandwidth = m_.threads > 1 ? m_.bandwidth1 + (m_.bandwidth - m_.bandwidth1) * (threads - 1) / (m_.threads - 1)
                                         : m_.bandwidth1;
@@ -86,6 +96,59 @@ class Estimator {
   }
 
  private:
+  // Can the iterations of a nest's outer loop run at once, as lowering runs them (a parallel
+  // loop)? Not where a statement writes memory shared by all of them at an element the outer
+  // index does not select: csc's column loop scatters into rows of the result, so its nest runs
+  // on one thread. A per-iteration scratch (a shrunk temporary) and a sum into one scalar (a
+  // parallel reduction) do not count.
+  bool iterationsIndependent(const TreeNode& top) const {
+    bool independent = true;
+    std::function<void(const TreeNode&)> visit = [&](const TreeNode& n) {
+      for (const TreeNode& c : n.children) visit(c);
+      if (n.kind != NodeKind::Compute) return;
+      const TensorStorage& lhs = t_.tensor(n.stmt.lhs);
+      const std::vector<std::string>& at = n.stmt.lhsIndices;
+      const bool scratch = lhs.decl.role == TensorRole::Temporary && lhs.shrunk();
+      const bool scalarSum = at.empty() && n.accumulates() && n.stmt.reduce == ReduceOp::Sum;
+      if (!scratch && !scalarSum && std::find(at.begin(), at.end(), top.loop.index) == at.end()) independent = false;
+    };
+    visit(top);
+    return independent;
+  }
+
+  // Is the nest `X(i,j) += A(i,k) * B(k,j)` under three dense loops and nothing else, over three
+  // distinct row-major matrices of one value type, none shrunk? Lowering hands such a nest to the
+  // kernel library's product (src/lower/passes/dense_product.cpp matches the same on the loop IR).
+  bool isPlainDenseProduct(const TreeNode& top) const {
+    const TreeNode* n = &top;
+    std::set<std::string> loops;
+    for (int depth = 0; depth < 3; ++depth) {
+      if (n->kind != NodeKind::Index || n->loop.kind != LoopKind::Dense || n->children.size() != 1) return false;
+      loops.insert(n->loop.index);
+      n = &n->children.front();
+    }
+    if (n->kind != NodeKind::Compute || n->computeKind != ComputeKind::Compute || !n->accumulates() ||
+        n->stmt.reduce != ReduceOp::Sum || loops.size() != 3)
+      return false;
+    const Statement& s = n->stmt;
+    const Expr& v = s.rhs;
+    if (s.lhsIndices.size() != 2 || v->op != Op::Mul || v->args.size() != 2) return false;
+    const std::string &i = s.lhsIndices[0], &j = s.lhsIndices[1];
+    if (i == j || !loops.count(i) || !loops.count(j)) return false;
+    std::string k;
+    for (const std::string& index : loops)
+      if (index != i && index != j) k = index;
+    auto matrix = [&](const Expr& e, const std::string& first, const std::string& second) {
+      if (e->op != Op::Access || e->indices != std::vector<std::string>{first, second} || e->tensor == s.lhs) return false;
+      const TensorStorage& t = t_.tensor(e->tensor);
+      const TensorStorage& x = t_.tensor(s.lhs);
+      return t.decl.format == Format::dense(2) && !t.shrunk() && t.decl.valueType == x.decl.valueType;
+    };
+    const TensorStorage& x = t_.tensor(s.lhs);
+    if (x.decl.format != Format::dense(2) || x.shrunk() || v->args[0]->tensor == v->args[1]->tensor) return false;
+    return (matrix(v->args[0], i, k) && matrix(v->args[1], k, j)) || (matrix(v->args[1], i, k) && matrix(v->args[0], k, j));
+  }
+
   void walk(const TreeNode& n, TreePath& path, NestCost& nest) {
     if (n.kind == NodeKind::Compute) return compute(n, path, nest);
     path.push_back(&n);
@@ -325,7 +388,13 @@ std::string MachineModel::str() const {
   std::snprintf(buf, sizeof buf, "; cache %s; %s %.1f us; exp %.0f M/s",
                 bytesText(cacheBytes).c_str(), device.empty() ? "parallel region" : "launch and fence",
                 regionSeconds * 1e6, expRate / 1e6);
-  return out + buf + (source.empty() ? "" : " (" + source + ")") + (loadWarning.empty() ? "" : "; WARNING: " + loadWarning);
+  out += buf;
+  if (productFlops > 0) {
+    std::snprintf(buf, sizeof buf, device.empty() ? "; library product %.2f Gflop/s per thread" : "; library product %.3g Gflop/s per row",
+                  productFlops / 1e9);
+    out += buf;
+  }
+  return out + (source.empty() ? "" : " (" + source + ")") + (loadWarning.empty() ? "" : "; WARNING: " + loadWarning);
 }
 
 }  // namespace react

@@ -172,6 +172,12 @@ struct MachineModel {
   // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
   // time each). 0: not measured (exp counts as one flop).
   double expRate = 0;
+  // flop/s of one thread in the kernel library's dense product (Eigen's GEMM on the OpenMP target,
+  // cuBLAS on a CUDA Kokkos), which a kernel calls for a nest that is a plain dense product under
+  // the reassociated order: the model prices that nest at this rate on all `threads`. 0: not
+  // measured, or not called (a kernel compiled in the written order): the nest is priced as
+  // react's own loops.
+  double productFlops = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
   // Non-empty when the machine was busy while it was measured (the copy bandwidth of one thread, or
   // of the device, changed during the calibration): the rates are then not to be trusted.

@@ -100,13 +100,24 @@ std::vector<CalibrationProgram> calibrationPrograms(Target target) {
   return programs;
 }
 
+// The kernel library's dense product (Eigen's GEMM on the OpenMP target, cuBLAS on a CUDA Kokkos):
+// C @ D of SpMM-MM's right association, a tall C (8 MiB; on Kokkos 128 MiB) by a 256 x 16 D, about
+// 34 Mflop (on Kokkos 540) per run. Compiled with the library's product on, unlike the others.
+constexpr int64_t kProductRows = 4096, kKokkosProductScale = 16;
+CalibrationProgram productProgram(Target target) {
+  const int64_t rows = kProductRows * (target == Target::Kokkos ? kKokkosProductScale : 1);
+  return {"A(i,j) = C(i,k) * D(k,j)", {{"C", {rows, 256}, Format::dense(2)}, {"D", {256, 16}, Format::dense(2)}}, FusionMode::None};
+}
+
+IndexTree calibrationTree(const CalibrationProgram& c) {
+  Environment env;
+  for (const Declaration& d : c.inputs) env.declare(d.name, d.shape, d.format);
+  return fuse(parseIndexNotation(c.statement, env), c.mode);
+}
+
 std::vector<IndexTree> calibrationTrees(Target target) {
   std::vector<IndexTree> trees;
-  for (const CalibrationProgram& c : calibrationPrograms(target)) {
-    Environment env;
-    for (const Declaration& d : c.inputs) env.declare(d.name, d.shape, d.format);
-    trees.push_back(fuse(parseIndexNotation(c.statement, env), c.mode));
-  }
+  for (const CalibrationProgram& c : calibrationPrograms(target)) trees.push_back(calibrationTree(c));
   return trees;
 }
 
@@ -124,7 +135,7 @@ EmitOptions calibrationEmitOptions() {
 std::string calibrationSources(Target target) {
   std::string text;
   for (const IndexTree& tree : calibrationTrees(target)) text += emitSource(lowerToLoops(tree), target, calibrationEmitOptions());
-  return text;
+  return text + emitSource(lowerToLoops(calibrationTree(productProgram(target))), target, EmitOptions{});
 }
 
 // Which kernels and compiler measured a stored model: a model from other ones is measured again.
@@ -256,12 +267,16 @@ void measureLoopRates(const std::vector<Kernel>& kernels, const std::vector<Cali
   m.rowFlops[l] = rate(kRows, gathered);
 }
 
+// The calibration programs' kernels in their order, then the library product's.
 std::vector<Kernel> calibrationKernels(const JitOptions& jit, Target target) {
   CompileOptions options;
   options.jit = jit;
   options.target = target;
   options.emit = calibrationEmitOptions();
-  return Kernel::compileTrees(calibrationTrees(target), options);
+  std::vector<Kernel> kernels = Kernel::compileTrees(calibrationTrees(target), options);
+  options.emit = EmitOptions{};
+  kernels.push_back(Kernel::compileTrees({calibrationTree(productProgram(target))}, options).front());
+  return kernels;
 }
 
 // The Kokkos execution space the kernels run on, as a model names it: one line of the model's file
@@ -315,6 +330,12 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
   step(", exp");
   m.expRate = workRate(kernels[kExp], programs[kExp], static_cast<double>(kExpRows * expScaleOf(target) * kExpColumns), 1e6,
                        launchSeconds);
+  // The library's product: one thread (Eigen runs on omp_get_max_threads()), best of 5.
+  step(", library product");
+  {
+    const CalibrationProgram product = productProgram(target);
+    m.productFlops = workRate(kernels.back(), product, 2 * trips(kernels.back()), 1e8, launchSeconds);
+  }
   const long deviceCache = target == Target::Kokkos ? kernels.front().library().runtime.cacheBytes() : 0;
   m.cacheBytes = deviceCache > 0 ? static_cast<double>(deviceCache) : lastLevelCacheBytes();
   // On a quiet machine the best of three copies is the same at the end as at the start; other
@@ -354,6 +375,7 @@ MachineModel sharedAmongRows(MachineModel whole, int concurrency, bool onHost) {
   for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
     for (double& r : *rates) r *= share;
   m.expRate *= share;
+  m.productFlops *= share;
   return m;
 }
 
@@ -394,6 +416,7 @@ std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, c
   m.cacheBytes = std::atof(fields["cache_bytes"].c_str());
   m.regionSeconds = std::atof(fields["region_seconds"].c_str());
   m.expRate = std::atof(fields["exp_rate"].c_str());
+  m.productFlops = std::max(0.0, std::atof(fields["product_flops"].c_str()));  // optional: 0 prices products as loops
   m.loadWarning = fields["load_warning"];
   m.source = path;
   return m;
@@ -416,7 +439,7 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
   if (!m.device.empty()) out << "device=" << m.device << "\n";
   out << "threads=" << m.threads
       << "\nbandwidth1=" << m.bandwidth1 << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
-      << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\n";
+      << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\nproduct_flops=" << m.productFlops << "\n";
   for (size_t l = 0; l < m.vectorFlops.size(); ++l)
     out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
         << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\nsparse_scratch_flops_"

@@ -18,6 +18,8 @@ IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecisio
   InputStats stats = options.stats ? *options.stats : InputStats{};
   requireStatistics(p, stats);
   MachineModel machine = options.machine ? *options.machine : machineModel(options.jit, 0, options.target);
+  // Kernels call the library's product only under the reassociated order (passes/dense_product.cpp).
+  if (options.emit.floatOrder == FloatOrder::Written || !options.emit.libraryProducts) machine.productFlops = 0;
   AutoDecision d = decideFusion(p, stats, machine);
   IndexTree tree = d.choice().tree;
   if (decision) *decision = std::move(d);
