@@ -346,6 +346,11 @@ std::optional<Format> loadedFormat(const Options& o, const std::string& name, in
   Format format = formatArgument(name, f->second, rank);
   // coo is read as it is and iterated in its unique form (Format::iterated).
   if (auto unsupported = unsupportedFormat(name, format.iterated())) argError("-f=" + name + ":" + f->second, *unsupported);
+  TensorDecl input;  // a loaded tensor is an input: dense levels under sparse ones run in a result only
+  input.name = name;
+  input.format = format.iterated();
+  input.role = TensorRole::Input;
+  if (auto refused = patternFormatMismatch(input, input)) argError("-f=" + name + ":" + f->second, *refused);
   return format;
 }
 

@@ -81,10 +81,16 @@ class EigenEvaluator {
       // A pattern a co-iteration assembles is not known here (the element-wise evaluation keeps
       // one operand's stored entries); the dense reference checks it.
       if (!inputs_.count(d.pattern)) return std::nullopt;
-      CsrMatrix m = std::get<CsrMatrix>(inputs_.at(d.pattern));
+      auto at = [&](int64_t r, int64_t c) { return x.present(r, c) > 0 ? x.v(r, c) : std::numeric_limits<double>::quiet_NaN(); };
+      TensorData pattern = iteratedForm(inputs_.at(d.pattern));
+      if (SparseTensor* t = std::get_if<SparseTensor>(&pattern)) {  // csc, dcsr: values at its positions, in its order
+        const CooTensor entries = sparseToCoo(*t);
+        for (int64_t k = 0; k < entries.entries(); ++k) t->val[static_cast<size_t>(k)] = at(entries.crd[0][k], entries.crd[1][k]);
+        return pattern;
+      }
+      CsrMatrix& m = std::get<CsrMatrix>(pattern);
       for (int64_t r = 0; r < m.rows; ++r)
-        for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q)
-          m.val[q] = x.present(r, m.col[q]) > 0 ? x.v(r, m.col[q]) : std::numeric_limits<double>::quiet_NaN();
+        for (int64_t q = m.rowptr[r]; q < m.rowptr[r + 1]; ++q) m.val[q] = at(r, m.col[q]);
       return m;
     }
     DenseTensor t(d.shape);

@@ -64,6 +64,7 @@ GenerationCounts& GenerationCounts::operator+=(const GenerationCounts& o) {
   brokeValueRules += o.brokeValueRules;
   contractions += o.contractions;
   for (const auto& [format, n] : o.reads) reads[format] += n;
+  for (const auto& [format, n] : o.results) results[format] += n;
   return *this;
 }
 
@@ -72,6 +73,8 @@ std::string GenerationCounts::str() const {
                   " contractions of a 3-tensor), drawn and refused by the front end " + std::to_string(refused) +
                   ", breaking the value rules " + std::to_string(brokeValueRules) + "; kept statements reading";
   for (const auto& [format, n] : reads) s += " " + format + " " + std::to_string(n) + (&n == &reads.rbegin()->second ? "" : ",");
+  s += "; results";
+  for (const auto& [format, n] : results) s += " " + format + " " + std::to_string(n) + (&n == &results.rbegin()->second ? "" : ",");
   return s;
 }
 
@@ -235,13 +238,40 @@ std::vector<std::string> usualOutputs(int count) {
 // The name GenerationCounts::reads counts a format under: its name, dense with its rank.
 std::string formatKey(const Format& f) { return f.hasSparseLevel() ? f.str() : "dense" + std::to_string(f.rank()); }
 
-// Whether `st` reads a sparse input whose format cannot be a result's (csc, dcsr, csf, ...).
-bool readsOtherSparse(const Statement& st, const Environment& env) {
-  for (const ExprNode* a : accesses(st.rhs)) {
-    auto d = env.tensors.find(a->tensor);
-    if (d != env.tensors.end() && d->second.format.hasSparseLevel() && d->second.format != Format::csr()) return true;
+// The format of `st`'s result stored at a prefix of a sparse operand's pattern, with dense levels
+// after it (TTM's `A(i,j,l) = B(i,j,k) * C(k,l)` at B's (i,j) fibres: ssd), where `st` is a
+// product of two accesses, one sparse, whose first levels' indices are the result's and whose
+// other levels' are summed.
+std::optional<Format> prefixFormat(const Statement& st, const Environment& env) {
+  if (st.rhs->op != Op::Mul || st.reduce != ReduceOp::Sum) return std::nullopt;
+  for (const Expr& x : st.rhs->args) {
+    auto d = env.tensors.find(x->tensor);
+    if (x->op != Op::Access || d == env.tensors.end() || !d->second.format.hasSparseLevel()) continue;
+    const Format& f = d->second.format;
+    auto kept = [&](int l) {
+      const std::string& i = x->indices[static_cast<size_t>(f.dimension(l))];
+      return std::find(st.lhsIndices.begin(), st.lhsIndices.end(), i) - st.lhsIndices.begin();
+    };
+    int prefix = 0;
+    while (prefix < f.rank() && kept(prefix) < static_cast<long>(st.lhsIndices.size())) ++prefix;
+    bool summed = true;
+    for (int l = prefix; l < f.rank(); ++l) summed = summed && kept(l) == static_cast<long>(st.lhsIndices.size());
+    if (!summed || prefix == 0 || prefix == static_cast<int>(st.lhsIndices.size())) continue;
+    std::vector<Level> levels;
+    std::vector<int> ordering;
+    for (int l = 0; l < prefix; ++l) {
+      levels.push_back(f.level(l));
+      ordering.push_back(static_cast<int>(kept(l)));
+    }
+    if (!Format(levels, {}).hasSparseLevel() || levels.back().full()) continue;
+    for (int dim = 0; dim < static_cast<int>(st.lhsIndices.size()); ++dim)
+      if (std::find(ordering.begin(), ordering.end(), dim) == ordering.end()) {
+        levels.push_back(Level::dense());
+        ordering.push_back(dim);
+      }
+    return Format(levels, ordering);
   }
-  return false;
+  return std::nullopt;
 }
 
 // A random statement writing `output`: a contraction of a rank-3 operand now and then, else a
@@ -269,10 +299,12 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
       Generator g(rng(), operands);
       auto [st, contraction] = drawStatement(g, output);
       Environment env = p.env;
-      // A declared dense output (-f=O:dense), its extents inferred: the only result a statement
-      // over a csc, dcsr or csf operand's stored entries may have.
-      if (g.pick(readsOtherSparse(st, p.env) ? 2 : 10) == 0)
+      // A declared dense output (-f=O:dense), its extents inferred, now and then: else a statement
+      // over a sparse operand's stored entries stores its result there, in the operand's format.
+      if (g.pick(10) == 0)
         env.declare(st.lhs, std::vector<int64_t>(st.lhsIndices.size(), -1), Format::dense(static_cast<int>(st.lhsIndices.size())));
+      else if (std::optional<Format> prefix = prefixFormat(st, p.env); prefix && g.pick(2) == 0)
+        env.declare(st.lhs, std::vector<int64_t>(st.lhsIndices.size(), -1), *prefix);
       std::string text = p.text + st.str() + "\n";
       Program compiled;
       try {
@@ -286,6 +318,7 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
         continue;
       }
       ++p.counts.kept;
+      ++p.counts.results[formatKey(compiled.tensor(st.lhs).format)];
       p.counts.contractions += contraction ? 1 : 0;
       std::set<std::string> read;
       for (const ExprNode* a : accesses(st.rhs))

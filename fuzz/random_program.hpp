@@ -23,8 +23,9 @@ DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed);  // value
 struct GenerationCounts {
   uint64_t kept = 0, refused = 0, brokeValueRules = 0, contractions = 0;
   std::map<std::string, uint64_t> reads;
+  std::map<std::string, uint64_t> results;  // kept statements by their result's format (csc, ssd, dense2, ...)
   GenerationCounts& operator+=(const GenerationCounts& o);
-  std::string str() const;  // "statements kept 812, refused by the front end 1203, ...; reads: csc 120, ..."
+  std::string str() const;  // "statements kept 812, refused by the front end 1203, ...; reads: csc 120, ...; results: ..."
 };
 
 // A generated program: declarations, input values, the statements as ASTs (evaluated by

@@ -14,6 +14,12 @@
 
 namespace react::fuzz {
 
+TensorData iteratedForm(const TensorData& pattern) {
+  if (const SparseTensor* t = std::get_if<SparseTensor>(&pattern); t && t->format != t->format.iterated())
+    return convertFormat(*t, t->format.iterated());
+  return pattern;
+}
+
 namespace {
 
 // A value at one index point: absent where a csr operand has no stored entry. `bound`: how far
@@ -42,7 +48,8 @@ class Reference {
       return p.value;
     };
     if (d.format.hasSparseLevel()) {
-      TensorData result = d.pattern == s.lhs ? assembledPattern(s, d) : values_.at(d.pattern);
+      TensorData result = d.pattern == s.lhs ? assembledPattern(s, d) : iteratedForm(values_.at(d.pattern));
+      if (d.format.patternLevels() < d.format.rank()) result = patternPrefix(result, d.format, d.shape);  // ssd: blocks under fibres
       if (CsrMatrix* m = std::get_if<CsrMatrix>(&result)) {
         for (int64_t r = 0; r < m->rows; ++r)
           for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q) {

@@ -24,6 +24,10 @@ struct ValueRange {
 // given, receives one ValueRange per statement; `float32Bounds`, if given, every statement's result
 // with, in place of each value, how far its float32 evaluation may lie from it
 // (float32_bound.hpp; inputs count as exact: give them as float32 values).
+// A pattern's data as kernels and the interpreter iterate it, where results at it are stored: a
+// coo tensor in its unique form (Format::iterated), any other as it is.
+TensorData iteratedForm(const TensorData& pattern);
+
 TensorValues referenceEvaluate(const std::vector<Statement>& statements, const Program& compiled,
                                const TensorValues& inputs, std::vector<ValueRange>* ranges = nullptr,
                                TensorValues* float32Bounds = nullptr);

@@ -18,10 +18,10 @@ using namespace react::test;
 
 namespace {
 
-// A = S @ C @ D with S n x m csr, C m x nh, D nh x nj.
-Program spmmChain(const std::string& text, int64_t n, int64_t m, int64_t nh, int64_t nj) {
+// A = S @ C @ D with S n x m (csr unless given), C m x nh, D nh x nj.
+Program spmmChain(const std::string& text, int64_t n, int64_t m, int64_t nh, int64_t nj, const Format& s = Format::csr()) {
   Environment env;
-  env.declare("S", {n, m}, Format::csr());
+  env.declare("S", {n, m}, s);
   env.declare("C", {m, nh}, Format::dense(2));
   env.declare("D", {nh, nj}, Format::dense(2));
   return parseProgram(text, env);
@@ -254,11 +254,7 @@ TEST_CASE("estimate: a plain dense product is priced at the library's rate, on e
 TEST_CASE("auto: the library product's rate counts only where kernels call it; csc takes C @ D apart") {
   // S @ C @ D with S in csc: react fuses C(k,:) @ D into S's column loop, a serial nest of
   // react's loops; unfused, C @ D is the library's product on every thread, then S scatters.
-  Environment env;
-  env.declare("S", {2000, 2000}, Format::csc());
-  env.declare("C", {2000, 256}, Format::dense(2));
-  env.declare("D", {256, 16}, Format::dense(2));
-  Program p = parseProgram("A = S @ C @ D", env);
+  Program p = spmmChain("A = S @ C @ D", 2000, 2000, 256, 16, Format::csc());
   InputStats stats = statsOf(2000, 2000, 20000);
   stats.sparse["S"].longestRow = 20;
   stats.sparse["S"].levelPositions = {2000, 20000};

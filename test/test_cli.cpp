@@ -394,7 +394,8 @@ TEST_CASE("react-gen -i reads a FROSTT tensor into csf (or -f's format) and a Ma
   requireError(mttkrp + " -d=B:20x15x5", "argument '-i=B:" + b + "': " + b + ":");
   requireError("'a(i) = B(i,k)' -i=B:" + b, "argument '-i=B:" + b + "': " + b + ":2: expected 2 coordinates and a value");
   requireError(mttkrp + " -f=B:ssd",
-               "argument '-f=B:ssd': format ssd of tensor 'B' is not supported yet: level 2 is dense under another level");
+               "argument '-f=B:ssd': format ssd of tensor 'B' is not supported yet: level 2 is dense under a sparse level, which "
+               "runs in a result only");
 
   // A rank-3 result (TTM) is written as FROSTT: its nonzeros, read back as the interpreter's.
   const std::string ttm = "'A(i,j,l) = B(i,j,k) * C(k,l)' -i=B:" + b + " -g=C:u -d=l:3";

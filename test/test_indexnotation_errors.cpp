@@ -28,7 +28,11 @@ TEST_CASE("errors: unknown tensors, ranks, sizes") {
   CHECK(operatorError("Y = B @ Z", env) == "1:9: size of index 'j' is unknown (dimension 2 of 'Z')");
   env.declare("Q", {4, 5, 6}, Format({Level::dense(), Level::compressed(), Level::dense()}));
   CHECK(indexError("a(i) = Q(i,j,k)", env) ==
-        "1:8: format dsd of tensor 'Q' is not supported yet: level 2 is dense under another level; a dense level runs as the "
+        "1:8: format dsd of tensor 'Q' is not supported yet: level 2 is dense under a sparse level, which runs in a result only "
+        "(stored at a prefix of a sparse factor's pattern)");
+  env.declare("Q", {4, 5, 6}, Format({Level::compressed(), Level::dense(), Level::compressed()}));
+  CHECK(indexError("a(i) = Q(i,j,k)", env) ==
+        "1:8: format sds of tensor 'Q' is not supported yet: level 1 is dense under another level; a dense level runs as the "
         "first only");
   env.declare("Q", {4, 5, 6}, Format::csr());
   CHECK(indexError("a(i) = Q(i,j,k)", env) == "1:8: format csr of tensor 'Q' has 2 levels, but the tensor has rank 3");

@@ -17,14 +17,15 @@ std::string parseError(const std::string& text, int rank = 2) {
 }
 
 // A(i,j) = P(i,j) * 2 with P stored in `format`, as a one-statement tree.
-IndexTree scaled(const Format& format) {
+// A = P * 2 built by hand, P in `format` and A at P's positions, in `resultFormat` (P's by default).
+IndexTree scaled(const Format& format, const Format& resultFormat = Format()) {
   IndexTree t;
   t.indexSizes = {{"i", 4}, {"j", 5}};
   for (const auto& [name, role] : {std::pair{"P", TensorRole::Input}, std::pair{"A", TensorRole::Output}}) {
     TensorDecl d;
     d.name = name;
     d.shape = {4, 5};
-    d.format = format;
+    d.format = role == TensorRole::Output && resultFormat.rank() > 0 ? resultFormat : format;
     d.role = role;
     d.pattern = "P";
     t.tensors[name] = TensorStorage{d, {true, true}};
@@ -173,7 +174,8 @@ TEST_CASE("levels: formats that do not run yet are user errors") {
   // Dense levels under another level. (Levels that repeat coordinates, coo's, run as their unique
   // form: Format::iterated.)
   const std::pair<Format, std::string> refused[] = {
-      {parseFormat("sd", 2), "level 1 is dense under another level; a dense level runs as the first only"}};
+      {parseFormat("sd", 2), "level 1 is dense under a sparse level, which runs in a result only (stored at a prefix of a sparse "
+                            "factor's pattern)"}};
   for (const auto& [f, why] : refused) {
     TensorVar S("S", {4, 5}, f), A("A", {4}, Format::dense(1));
     ProgramBuilder prog;
@@ -203,14 +205,15 @@ TEST_CASE("levels: formats that do not run yet are user errors") {
   CHECK(parseFormat("ucq:2,0,1", 3).iterated() == parseFormat("sss:2,0,1", 3));
   CHECK(parseFormat("sq", 2).iterated() == Format::dcsr());
   for (const Format& f : {Format::csr(), Format::csc(), Format::dense(2), parseFormat("dss:1,2,0", 3)}) CHECK(f.iterated() == f);
-  CHECK(*unsupportedResultFormat("A", Format::csc()) ==
-        "result 'A' of format csc is not supported yet; a result is csr or dense");
-  CHECK(!unsupportedResultFormat("A", Format::csr()));
 
   // A tree built by hand reaches the interpreter: csc data is a SparseTensor.
   CHECK(errorOf([] { interpret(scaled(Format::csc()), {{"P", CsrMatrix{}}}); }) ==
         "interpreter: input 'P' is declared csc but given csr");
-  // ... and the lowering, which refuses a result the front end refuses.
-  CHECK(errorOf([] { lowerToLoops(scaled(Format::dcsr())); }) ==
-        "lowering: result 'A' of format dcsr is not supported yet; a result is csr or dense");
+  // A result at a dcsr pattern is dcsr; one of other levels is refused where a tree built by hand
+  // reaches the lowering and the interpreter.
+  CHECK_NOTHROW(lowerToLoops(scaled(Format::dcsr())));
+  const std::string mismatch = "result 'A' is declared csr but is stored at the positions of 'P', which is dcsr: declare it dcsr, or dense";
+  CHECK(errorOf([] { lowerToLoops(scaled(Format::dcsr(), Format::csr())); }) == "lowering: " + mismatch);
+  const SparseTensor dcsr = convertFormat(csrToSparse(CsrMatrix{4, 5, {0, 1, 1, 1, 2}, {0, 3}, {1.0, 2.0}}), Format::dcsr());
+  CHECK(errorOf([&] { interpret(scaled(Format::dcsr(), Format::csr()), {{"P", dcsr}}); }) == "interpreter: " + mismatch);
 }

@@ -51,9 +51,34 @@ std::vector<TensorCase> mttkrpCases(const Format& format, uint64_t seed) {
   return cases;
 }
 
-// SpMM and the four benchmark kernels with S in `format` and the result declared dense (a
-// result of a sparse format other than csr is refused).
-std::vector<TensorCase> matrixCases(const Format& format, const CsrMatrix& s, uint64_t seed) {
+// TTM `A(i,j,l) = B(i,j,k) * C(k,l)` with B in `format` and A stored at B's first two levels, a
+// row of l under each (ssd, in B's mode ordering); and a csr S broadcast over l, A's rows of l
+// under S's entries (dsd).
+std::vector<TensorCase> prefixCases(const Format& format, uint64_t seed) {
+  std::vector<TensorCase> cases;
+  TensorCase ttm;
+  ttm.text = "A(i,j,l) = B(i,j,k) * C(k,l)";
+  ttm.declare("B", convertFormat(powerLawTensor({7, 6, 8}, 60, seed), format));
+  ttm.declare("C", randomPositive({8, 3}, seed + 1));
+  std::vector<Level> levels{format.level(0), format.level(1), Level::dense()};
+  std::vector<int> ordering{format.dimension(0), format.dimension(1), 2};
+  if (format.dimension(2) != 2) return cases;  // k below (i,j): a prefix of B's levels
+  ttm.env.declare("A", {7, 6, 3}, Format(levels, ordering));
+  ttm.what = ttm.text + " with B " + format.str() + ", A " + Format(levels, ordering).str();
+  cases.push_back(std::move(ttm));
+  TensorCase broadcast;
+  broadcast.text = "A(i,j,l) = S(i,j) * E(j,l)";
+  broadcast.declare("S", randomCsr(5, 6, 0.4, seed + 2));
+  broadcast.declare("E", randomPositive({6, 4}, seed + 3));
+  broadcast.env.declare("A", {5, 6, 4}, Format({Level::dense(), Level::compressed(), Level::dense()}));
+  broadcast.what = broadcast.text + " with S csr, A dsd";
+  cases.push_back(std::move(broadcast));
+  return cases;
+}
+
+// SpMM and the four benchmark kernels with S in `format` and the result declared dense, or
+// (`atPattern`) SDDMM's, row normalisation's and softmax's stored at S's entries in its format.
+std::vector<TensorCase> matrixCases(const Format& format, const CsrMatrix& s, uint64_t seed, bool atPattern = false) {
   const int64_t n = 4;
   const std::pair<const char*, const char*> kernels[] = {
       {"spmm", "A(i,h) = S(i,j) * E(j,h)"},
@@ -73,7 +98,9 @@ std::vector<TensorCase> matrixCases(const Format& format, const CsrMatrix& s, ui
     c.declare("E", randomPositive({s.cols, n}, seed + 3));
     c.declare("F", randomPositive({n, n + 1}, seed + 4));
     const bool rowsByDense = std::string(name) == "spmm" || std::string(name) == "spmm_mm";
-    c.env.declare("A", {s.rows, rowsByDense ? (std::string(name) == "spmm" ? n : n + 1) : s.cols}, Format::dense(2));
+    if (atPattern && rowsByDense) continue;
+    if (atPattern) c.what += ", A at S's entries";
+    else c.env.declare("A", {s.rows, rowsByDense ? (std::string(name) == "spmm" ? n : n + 1) : s.cols}, Format::dense(2));
     cases.push_back(std::move(c));
   }
   return cases;
@@ -111,10 +138,29 @@ TEST_CASE("tensors: MTTKRP of a csf tensor without entries is zero") {
   CHECK(std::all_of(a.begin(), a.end(), [](double x) { return x == 0; }));
 }
 
-TEST_CASE("tensors: the four kernels on csc and dcsr matrices through the interpreter equal the dense reference") {
+TEST_CASE("tensors: the four kernels on csc, dcsr and coo matrices through the interpreter equal the dense reference, results dense or at S's entries") {
   for (const CsrMatrix& s : {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2), randomCsr(6, 6, 0.1, 3)})
-    for (const Format& f : {Format::csc(), Format::dcsr()})
-      for (const TensorCase& c : matrixCases(f, s, 5)) checkInterpreter(c);
+    for (const Format& f : {Format::csc(), Format::dcsr(), Format::coo(2)})
+      for (bool atPattern : {false, true})
+        for (const TensorCase& c : matrixCases(f, s, 5, atPattern)) {
+          checkInterpreter(c);
+          // A result at S's entries is in the format the kernel iterates S in (coo's: dcsr).
+          if (atPattern) CHECK(formatOf(interpret(fuse(c.program(), FusionMode::React), c.inputs).at("A")) == f.iterated());
+        }
+}
+
+TEST_CASE("tensors: results at a prefix of a pattern (TTM's ssd) through the interpreter equal the dense reference") {
+  uint64_t seed = 40;
+  for (const Format& f : {Format::csf(3), parseFormat("sss:1,0,2", 3), parseFormat("dss", 3)})
+    for (const TensorCase& c : prefixCases(f, seed += 10)) {
+      checkInterpreter(c);
+      // A's levels are B's first two and a dense one: a row of l per (i,j) fibre.
+      const SparseTensor a = std::get<SparseTensor>(interpret(fuse(c.program(), FusionMode::React), c.inputs).at("A"));
+      const SparseTensor want = patternPrefix(c.inputs.count("B") ? c.inputs.at("B") : c.inputs.at("S"), a.format, a.shape);
+      CHECK(a.levels == want.levels);
+      CHECK(a.val.size() == want.val.size());
+      CHECK_NOTHROW(a.validate());
+    }
 }
 
 TEST_CASE("tensors: the cost report counts a nested level's positions once") {
@@ -163,26 +209,46 @@ TEST_CASE("tensors: formats and results that do not run are user errors naming t
           "and compressed");
   }
   CHECK(declared("sd", 2, "A(i,h) = S(i,j) * C(j,h)") ==
-        "1:10: format sd of tensor 'S' is not supported yet: level 1 is dense under another level; a dense level runs "
-        "as the first only");
+        "1:10: format sd of tensor 'S' is not supported yet: level 1 is dense under a sparse level, which runs in a result "
+        "only (stored at a prefix of a sparse factor's pattern)");
   CHECK(declared("sds", 3, "A(i,j,l) = S(i,j,l)") ==
         "1:12: format sds of tensor 'S' is not supported yet: level 1 is dense under another level; a dense level runs "
         "as the first only");
   CHECK(declared("dd:1,0", 2, "A(i,h) = S(i,j) * C(j,h)") ==
         "1:10: format dd:1,0 of tensor 'S' is not supported yet: a dense tensor is stored row-major (no mode ordering)");
-  // A result at the positions of a csc, dcsr or csf pattern: refused, inferred or declared.
-  CHECK(declared("csc", 2, "A(i,j) = S(i,j) * 2") ==
-        "1:1: result 'A' of format csc is not supported yet; a result is csr or dense (the format of its pattern 'S'; "
-        "declare it dense)");
-  CHECK(declared("csf", 3, "A(i,j,l) = exp(S(i,j,l))") ==
-        "1:1: result 'A' of format csf is not supported yet; a result is csr or dense (the format of its pattern 'S'; "
-        "declare it dense)");
+  // A result at the positions of a csc, dcsr or csf pattern takes its format, inferred or declared;
+  // declared in another, it is refused.
+  CHECK(declared("csc", 2, "A(i,j) = S(i,j) * 2").empty());
+  CHECK(declared("csf", 3, "A(i,j,l) = exp(S(i,j,l))").empty());
   Environment e = env;
   e.declare("S", {4, 5}, Format::dcsr());
   e.declare("A", {4, 5}, Format::dcsr());
-  CHECK(indexError("A(i,j) = S(i,j) * 2", e) == "1:1: result 'A' of format dcsr is not supported yet; a result is csr or dense");
+  CHECK(indexError("A(i,j) = S(i,j) * 2", e).empty());
+  e.declare("A", {4, 5}, Format::csr());
+  CHECK(indexError("A(i,j) = S(i,j) * 2", e) ==
+        "1:1: result 'A' is declared csr but is stored at the positions of 'S', which is dcsr: declare it dcsr, or dense");
+  e.declare("A", {4, 5}, Format::csc());
+  CHECK(indexError("A(i,j) = S(i,j) * 2", e) ==
+        "1:1: result 'A' is declared csc but is stored at the positions of 'S', which is dcsr: declare it dcsr, or dense");
   e.declare("A", {4, 5}, Format::dense(2));
   CHECK(indexError("A(i,j) = S(i,j) * 2", e).empty());
+  // Dense levels under sparse ones: a result at a prefix of a factor's pattern only.
+  {
+    Environment t = env;
+    const Format ssd({Level::compressed(), Level::compressed(), Level::dense()});
+    t.declare("B", {4, 5, 3}, Format::csf(3));
+    t.declare("D", {3, 2}, Format::dense(2));
+    t.declare("A", {4, 5, 2}, ssd);
+    CHECK(indexError("A(i,j,l) = B(i,j,k) * D(k,l)", t).empty());
+    t.declare("E", {5, 2}, Format::dense(2));
+    t.declare("Y", {4, 3, 2}, ssd);
+    CHECK(indexError("Y(i,k,l) = B(i,j,k) * E(j,l)", t) == "1:1: 'Y' is declared ssd but its value is dense here");
+    CHECK(indexError("A(i,j,l) = B(i,j,k) + D(k,l)", t) != "");
+    t.declare("B", {4, 5, 3}, ssd);
+    CHECK(indexError("X(i,j) = B(i,j,k)", t) ==
+          "1:10: format ssd of tensor 'B' is not supported yet: level 2 is dense under a sparse level, which runs in a result "
+          "only (stored at a prefix of a sparse factor's pattern)");
+  }
   // The operators' rules name the operands' format.
   e.declare("R", {4, 5}, Format::csc());
   CHECK(indexError("A(i,j) = S(i,j) * C(j,i)", e).empty());
@@ -231,7 +297,18 @@ TEST_CASE("tensors: MTTKRP on csf and coo and the matrix kernels on csc, dcsr an
     for (TensorCase& c : mttkrpCases(f, seed += 10)) cases.push_back(std::move(c));
   for (const CsrMatrix& s : {randomCsr(9, 7, 0.4, 1), randomCsr(4, 12, 0.5, 2)})
     for (const Format& f : {Format::csc(), Format::dcsr(), Format::coo(2)})
-      for (TensorCase& c : matrixCases(f, s, seed += 10)) cases.push_back(std::move(c));
+      for (bool atPattern : {false, true})
+        for (TensorCase& c : matrixCases(f, s, seed += 10, atPattern)) cases.push_back(std::move(c));
+  for (const Format& f : {Format::csf(3), parseFormat("sss:1,0,2", 3)})
+    for (TensorCase& c : prefixCases(f, seed += 10)) cases.push_back(std::move(c));
+  // A result at a csf pattern: B normalised along its fibres, stored at B's entries.
+  for (const Format& f : {Format::csf(3), parseFormat("sss:2,0,1", 3)}) {
+    TensorCase c;
+    c.text = "A(i,k,l) = B(i,k,l) / sum(B(i,k,m), m)";
+    c.what = c.text + " with B " + f.str();
+    c.declare("B", convertFormat(powerLawTensor({6, 5, 7}, 50, seed += 10), f));
+    cases.push_back(std::move(c));
+  }
   // Each case in float64, then in float32 (every input and result), in one batch per target and mode.
   std::vector<Program> programs;
   std::vector<fuzz::Float32Variant> narrow;

@@ -40,9 +40,9 @@ struct HostViews {
     for (const ResultLayout& r : k.resultsFor(k.sizesFor(views))) {
       TensorView v;
       v.shape = r.shape;
-      v.csr = r.csr;
+      v.csr = r.sparse;
       v.valueType = r.valueType;
-      int64_t n = r.csr ? views.at(r.pattern).data.nnz : checkedElementCount(r.shape, 8, r.name);
+      int64_t n = r.sparse ? views.at(r.pattern).data.nnz : checkedElementCount(r.shape, 8, r.name);
       if (r.valueType == ValueType::Float32) v.data.vals = (floats[r.name] = std::vector<float>(static_cast<size_t>(n), -1)).data();
       else v.data.vals = (doubles[r.name] = std::vector<double>(static_cast<size_t>(n), -1)).data();
       v.data.nnz = n;
@@ -97,9 +97,9 @@ TEST_CASE("views: results laid out for the run's sizes (a csr input's rows are a
   std::map<std::string, ResultLayout> byName;
   for (const ResultLayout& r : results) byName[r.name] = r;
   CHECK(byName["A"].shape == std::vector<int64_t>{5, 3});
-  CHECK(!byName["A"].csr);
+  CHECK(!byName["A"].sparse);
   CHECK(byName["r"].shape == std::vector<int64_t>{5});
-  CHECK(byName["P"].csr);
+  CHECK(byName["P"].sparse);
   CHECK(byName["P"].pattern == "S");
   CHECK(byName["P"].shape == std::vector<int64_t>{5, 6});
 }

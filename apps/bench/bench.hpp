@@ -76,9 +76,12 @@ struct WorkModel {
   double flops = 0, bytes = 0;
 };
 WorkModel usefulWork(const BenchKernel& k, const TensorData& s);
-// Bytes of a tensor kernel's dense output (mttkrp's NI x R, ttm's NI x NJ x R; 0 for the matrix
-// kernels): checked against the temporaries' limit.
-double denseOutputBytes(const BenchKernel& k, const TensorData& s);
+// Bytes of a tensor kernel's output (0 for the matrix kernels), checked against the temporaries'
+// limit: mttkrp's dense NI x R; ttm's A stored at S's (i,j) fibres, a row of R each (ssd), or, for
+// TACO (`dense`), NI x NJ x R.
+double outputBytes(const BenchKernel& k, const TensorData& s, bool dense = false);
+// ttm's result format: S's first two levels (csf's), then a dense level of R.
+Format ttmResultFormat();
 
 // How a csf 3-tensor's entries group: slices (level 0), (i,k) fibres (level 1), entries; the
 // mean fibre length nnz / fibres decides how much react's fused MTTKRP saves (docs/benchmarks.md).

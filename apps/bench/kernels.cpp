@@ -180,6 +180,8 @@ Program kernelProgram(const BenchKernel& k, const TensorData& s) {
   Environment env;
   env.declare("S", shapeOf(s), k.format, k.valueType);
   for (const DenseInput& d : denseInputs(k, s)) env.declare(d.name, d.shape, Format::dense(2), k.valueType);
+  const std::vector<int64_t> shape = shapeOf(s);
+  if (k.name == "ttm") env.declare("A", {shape[0], shape[1], k.rank}, ttmResultFormat(), k.valueType);
   return withValueTypes(parseProgram(k.text, env), {{"A", k.valueType}});
 }
 
@@ -218,11 +220,14 @@ std::string FibreStats::str() const {
   return buf;
 }
 
-double denseOutputBytes(const BenchKernel& k, const TensorData& s) {
+Format ttmResultFormat() { return Format({Level::compressed(), Level::compressed(), Level::dense()}); }
+
+double outputBytes(const BenchKernel& k, const TensorData& s, bool dense) {
   const std::vector<int64_t> shape = shapeOf(s);
-  const double vb = static_cast<double>(valueBytes(k.valueType));
-  if (k.name == "ttm") return vb * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * static_cast<double>(k.rank);
-  if (k.name == "mttkrp") return vb * static_cast<double>(shape[0]) * static_cast<double>(k.rank);
+  const double vb = static_cast<double>(valueBytes(k.valueType)), r = static_cast<double>(k.rank);
+  if (k.name == "ttm" && dense) return vb * static_cast<double>(shape[0]) * static_cast<double>(shape[1]) * r;
+  if (k.name == "ttm") return vb * static_cast<double>(fibreStats(std::get<SparseTensor>(s)).fibres) * r;
+  if (k.name == "mttkrp") return vb * static_cast<double>(shape[0]) * r;
   return 0;
 }
 
@@ -239,7 +244,7 @@ WorkModel usefulWork(const BenchKernel& k, const TensorData& input) {
       const double fibres = static_cast<double>(fibreStats(t).fibres);
       return {2 * r * (nnz + fibres), sparseRead + vb * r * (n1 + n2) + vb * ni * r};
     }
-    return {2 * r * nnz, sparseRead + vb * r * n2 + denseOutputBytes(k, input)};  // ttm: A dense NI x NJ x R
+    return {2 * r * nnz, sparseRead + vb * r * n2 + outputBytes(k, input)};  // ttm: a row of A per (i,j) fibre
   }
   const double nj = static_cast<double>(shape[1]);
   const double sparseWrite = nnz * vb;  // values of A (S's pattern)

@@ -180,9 +180,9 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
                         const Limits& limits) {
   const TensorData& s = inputs.at("S");
   Prepared p;
-  // Every variant writes the tensor kernels' dense output (ttm's NI x NJ x R: docs/benchmarks-tensors.md).
-  if (double bytes = denseOutputBytes(k, s); bytes > limits.maxTemporaryBytes) {
-    p.cannotRun = refusal(0, bytes, "the dense output A", limits);
+  // The tensor kernels' output: ttm's a row per (i,j) fibre in react, NI x NJ x R in TACO (docs/benchmarks-tensors.md).
+  if (double bytes = outputBytes(k, s, v.taco); bytes > limits.maxTemporaryBytes) {
+    p.cannotRun = refusal(0, bytes, v.taco ? "the dense output A" : "the output A", limits);
     return p;
   }
   if (std::string why = storageRefusal(v, k); !why.empty()) {

@@ -205,10 +205,10 @@ py::list CallArguments::allocateResults(bool copyPatterns) {
   py::list results;
   for (const ResultLayout& r : kernel_.resultsFor(kernel_.sizesFor(views_))) {
     // A csr result's values sit at its pattern's stored entries.
-    std::vector<int64_t> shape = r.csr ? std::vector<int64_t>{views_.at(r.pattern).data.nnz} : r.shape;
+    std::vector<int64_t> shape = r.sparse ? std::vector<int64_t>{views_.at(r.pattern).data.nnz} : r.shape;
     TensorView v;
     v.shape = r.shape;
-    v.csr = r.csr;
+    v.csr = r.sparse;
     v.valueType = r.valueType;
     v.memory = kernel_.memory();
     // Kernels write every element of their results (lowering fills those it writes only in part),
@@ -222,7 +222,7 @@ py::list CallArguments::allocateResults(bool copyPatterns) {
       py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
                                                          : py::array(py::array_t<double>(shape));
       v.data = ReactTensor{host.mutable_data(), host.size(), {}, {}};
-      array = r.csr && copyPatterns ? py::object(withPatternCopies(r, host)) : py::object(host);
+      array = r.sparse && copyPatterns ? py::object(withPatternCopies(r, host)) : py::object(host);
     }
     views_[r.name] = std::move(v);
     results.append(array);

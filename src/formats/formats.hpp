@@ -236,6 +236,13 @@ void setValueType(MarketData& v, ValueType t);  // the tensor's setValueType
 // format as SparseTensor. A program's inputs and results (TensorValues) are of this kind.
 using TensorData = std::variant<CsrMatrix, DenseTensor, SparseTensor>;
 TensorData toTensorData(MarketData m);  // the same tensor
+// A tensor stored at a prefix of `pattern`'s levels: of `format` and `shape`, its first
+// format.patternLevels() levels `pattern`'s (the same kinds; their arrays copied), dense levels
+// after them, every value 0 (positions of the last pattern level times the dense levels' sizes).
+// `pattern` is a SparseTensor or a CsrMatrix. TTM's ssd result at its csf input's (i,j) fibres.
+SparseTensor patternPrefix(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape);
+// Its number of values, checked (checkedElementCount) without building it.
+int64_t patternPrefixValues(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape);
 ValueType valueTypeOf(const TensorData& v);
 void setValueType(TensorData& v, ValueType t);  // the tensor's setValueType
 // csr, dense of the tensor's rank, or the SparseTensor's format; and the shape.

@@ -122,6 +122,12 @@ bool Format::hasSparseLevel() const {
   return std::any_of(levels_.begin(), levels_.end(), [](const Level& l) { return !l.full(); });
 }
 
+int Format::patternLevels() const {
+  int n = rank();
+  while (n > 0 && levels_[static_cast<size_t>(n - 1)].full()) --n;
+  return n;
+}
+
 std::string Format::str() const {
   // Smallest rank first where two names describe the same levels: "ss" is dcsr, "s" a vector.
   if (*this == dense(rank())) return "dense";

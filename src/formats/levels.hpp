@@ -90,6 +90,11 @@ class Format {
   // Some level is not full: the tensor's values are the stored entries of a pattern, as many as
   // the positions of its last level, rather than one per coordinate.
   bool hasSparseLevel() const;
+  // The levels that hold a pattern: all but the dense levels below the last level that is not
+  // dense (ssd: 2, csr: 2, csf: 3; dense: 0). A format with levels past them keeps a block of
+  // dense values under each position of its last pattern level (TTM's ssd: a row of l per (i,j)
+  // fibre).
+  int patternLevels() const;
   // The format kernels iterate for this one: each compressed-nonunique and singleton level a
   // compressed (unique) level, the mode ordering kept (coo: dcsr for a matrix, csf for a 3-tensor).
   // It stores the same entries (repeated coordinates summed, as the sum a repeat means), and a

@@ -2,6 +2,7 @@
 #include "formats/formats.hpp"
 #include "formats/sparse_build.hpp"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -154,6 +155,46 @@ DenseTensor sparseToDense(const SparseTensor& t) {
 
 SparseTensor denseToSparse(const DenseTensor& dense, const Format& format) {
   return detail::denseToSparse(dense, format, "denseToSparse");
+}
+
+namespace {
+
+const SparseTensor& asSparse(const TensorData& pattern, std::optional<SparseTensor>& converted) {
+  if (const CsrMatrix* m = std::get_if<CsrMatrix>(&pattern)) return *(converted = csrToSparse(*m));
+  return std::get<SparseTensor>(pattern);
+}
+
+}  // namespace
+
+int64_t patternPrefixValues(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape) {
+  std::optional<SparseTensor> converted;
+  const SparseTensor& from = asSparse(pattern, converted);
+  const int prefix = format.patternLevels();
+  REACT_ASSERT(prefix >= 1 && prefix <= from.rank() && static_cast<int>(shape.size()) == format.rank(),
+               "patternPrefix: format " + format.str() + " is no prefix of " + from.format.str());
+  std::vector<int64_t> extents{1};  // positions of the last pattern level, then the dense levels' extents
+  for (int l = 0; l < prefix; ++l) {
+    const Level& level = format.level(l);
+    REACT_ASSERT(level == from.format.level(l), "patternPrefix: level " + std::to_string(l) + " differs");
+    if (level.kind == LevelKind::Dense) extents[0] *= from.shape[static_cast<size_t>(from.format.dimension(l))];
+    if (level.kind == LevelKind::Compressed) extents[0] = from.levels[static_cast<size_t>(l)].pos.back();
+  }
+  for (int l = prefix; l < format.rank(); ++l) extents.push_back(shape[static_cast<size_t>(format.dimension(l))]);
+  return checkedElementCount(extents, static_cast<int64_t>(sizeof(double)), "a " + format.str() + " tensor (" + extentsText(extents, "values") + ")");
+}
+
+SparseTensor patternPrefix(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape) {
+  const int64_t values = patternPrefixValues(pattern, format, shape);
+  std::optional<SparseTensor> converted;
+  const SparseTensor& from = asSparse(pattern, converted);
+  SparseTensor t;
+  t.format = format;
+  t.shape = shape;
+  t.valueType = from.valueType;
+  for (int l = 0; l < format.rank(); ++l)
+    t.levels.push_back(l < format.patternLevels() ? from.levels[static_cast<size_t>(l)] : LevelArrays{});
+  t.val.assign(static_cast<size_t>(values), 0.0);
+  return t;
 }
 
 }  // namespace react

@@ -166,6 +166,13 @@ class Estimator {
   double storedBytes(const std::string& name) const {
     const TensorStorage& s = t_.tensor(name);
     if (s.decl.role == TensorRole::Temporary && s.shrunk()) return 0;  // per-row scratch, in cache
+    const Format& f = s.decl.format;
+    if (f.hasSparseLevel() && f.patternLevels() < f.rank()) {
+      // At a prefix of its pattern's levels: a block of the dense levels per last pattern position.
+      double values = static_cast<double>(stats_.sparse.at(s.decl.pattern).positions(f.patternLevels() - 1));
+      for (int l = f.patternLevels(); l < f.rank(); ++l) values *= static_cast<double>(s.decl.shape.at(static_cast<size_t>(f.dimension(l))));
+      return 8.0 * values;
+    }
     return 8.0 * static_cast<double>(t_.storedSize(name, nnz_));
   }
 

@@ -20,17 +20,28 @@ std::optional<std::string> unsupportedFormat(const std::string& tensor, const Fo
     if (level.kind == LevelKind::Singleton || !level.unique)
       return what + "level " + std::to_string(l) + " is " + level.str() + "; the levels run are dense and compressed";
     // A level under a dense one finds its parent's position from every coordinate above it,
-    // which a loop does not record.
-    if (level.kind == LevelKind::Dense && l > 0)
+    // which a loop does not record. Dense levels below the pattern's (TTM's ssd result) locate
+    // their coordinate under the position of the last pattern level, which its loop binds.
+    if (level.kind == LevelKind::Dense && l > 0 && l < format.patternLevels())
       return what + "level " + std::to_string(l) + " is dense under another level; a dense level runs as the first only";
   }
   return std::nullopt;
 }
 
-std::optional<std::string> unsupportedResultFormat(const std::string& tensor, const Format& format) {
-  if (auto unsupported = unsupportedFormat(tensor, format)) return unsupported;
-  if (!format.hasSparseLevel() || format == Format::csr()) return std::nullopt;
-  return "result '" + tensor + "' of format " + format.str() + " is not supported yet; a result is csr or dense";
+std::optional<std::string> patternFormatMismatch(const TensorDecl& d, const TensorDecl& pattern) {
+  const Format& f = d.format;
+  if (!f.hasSparseLevel()) return std::nullopt;
+  const int prefix = f.patternLevels();
+  if (prefix < f.rank() && d.role != TensorRole::Output)
+    return "format " + d.declaredFormat().str() + " of tensor '" + d.name + "' is not supported yet: level " +
+           std::to_string(prefix) + " is dense under a sparse level, which runs in a result only (stored at a prefix of a sparse factor's pattern)";
+  if (d.name == pattern.name || f == pattern.format) return std::nullopt;
+  bool isPrefix = prefix < f.rank() && prefix <= pattern.format.rank();
+  for (int l = 0; isPrefix && l < prefix; ++l) isPrefix = f.level(l) == pattern.format.level(l);
+  if (isPrefix) return std::nullopt;
+  const char* role = d.role == TensorRole::Output ? "result" : d.role == TensorRole::Input ? "input" : "temporary";
+  return std::string(role) + " '" + d.name + "' is declared " + f.str() + " but is stored at the positions of '" +
+         pattern.name + "', which is " + pattern.format.str() + ": declare it " + pattern.format.str() + ", or dense";
 }
 
 int opArity(Op op) {

@@ -26,9 +26,6 @@ namespace react {
 // yet: level 0 is compressed-nonunique; ..."), or nothing. Every front end checks it
 // (splitStatements); react-gen also for a tensor it loads.
 std::optional<std::string> unsupportedFormat(const std::string& tensor, const Format& format);
-// The same for a result (an Output): of the sparse formats, only csr ("result 'A' of format csc
-// is not supported yet; a result is csr or dense"). Format inference checks every result.
-std::optional<std::string> unsupportedResultFormat(const std::string& tensor, const Format& format);
 
 enum class TensorRole { Input, Output, Temporary };
 
@@ -54,6 +51,16 @@ struct TensorDecl {
   ValueType valueType = ValueType::Float64;
   int rank() const { return static_cast<int>(shape.size()); }
 };
+
+// A tensor stored at the positions of another's pattern keeps that pattern's levels: its format
+// must be the pattern's (a result of a csc S at S's entries is csc), or, for a result, a prefix
+// of the pattern's levels with dense levels after them (TTM's ssd result at its csf operand's
+// (i,j) fibres: Format::patternLevels). The user error when `d`, stored at `pattern`, is declared
+// in another format ("result 'A' is declared csr but is stored at the positions of 'S', which is
+// dcsr: declare it dcsr, or dense"), or when a tensor other than a result has dense levels under
+// a sparse one; or nothing. Format inference checks every tensor at a pattern; lowering and the
+// interpreter check trees built by hand.
+std::optional<std::string> patternFormatMismatch(const TensorDecl& d, const TensorDecl& pattern);
 
 // Position in the source text, for error messages. line/column are 1-based; 0 = unknown.
 struct SourcePos {

@@ -22,6 +22,10 @@ class FormatInference {
     std::string what = quoted(opName(rhs->op));
     std::vector<const ExprNode*> sparse, dense;
     for (const ExprNode* a : accesses(rhs)) (atPattern(out_.tensors.at(a->tensor)) ? sparse : dense).push_back(a);
+    for (const ExprNode* a : sparse) {
+      const TensorDecl& d = out_.tensors.at(a->tensor);
+      if (auto refused = patternFormatMismatch(d, out_.tensors.at(d.pattern))) return illegal(a->pos, *refused);
+    }
     for (const ExprNode* a : sparse)
       if (assembles(out_.tensors.at(a->tensor)))
         return illegal(a->pos, quoted(a->tensor) + " is stored at the pattern its statement assembles from two patterns; "
@@ -74,9 +78,30 @@ class FormatInference {
       if (!reduced && s.lhsIndices == first->indices) {
         pattern = p0;
         patternFormat = out_.tensors.at(first->tensor).format;
+      } else if (std::optional<Format> prefix = patternPrefix(s, *first)) {
+        pattern = p0;
+        patternFormat = *prefix;
       }
     }
     return result(s, pattern, patternFormat);
+  }
+
+  // A result declared with dense levels under its sparse ones (ssd) is stored at a prefix of the
+  // pattern of `factor` when the statement is a product of it (a sum of products, reduced or not,
+  // is zero wherever the factor is) and its pattern levels are the factor's first levels, over
+  // the same indices: TTM's `A(i,j,l) = B(i,j,k) * C(k,l)` at B's (i,j) fibres. Its format then.
+  std::optional<Format> patternPrefix(const Statement& s, const ExprNode& factor) const {
+    auto decl = declared_.tensors.find(s.lhs);
+    if (decl == declared_.tensors.end() || out_.tensors.at(s.lhs).role != TensorRole::Output) return std::nullopt;
+    const Format& f = decl->second.format;
+    const Format& p = out_.tensors.at(factor.tensor).format;
+    const int prefix = f.patternLevels();
+    if (!f.hasSparseLevel() || prefix == f.rank() || prefix > p.rank() || s.rhs->op != Op::Mul || s.reduce != ReduceOp::Sum)
+      return std::nullopt;
+    if (std::none_of(s.rhs->args.begin(), s.rhs->args.end(), [&](const Expr& a) { return a.get() == &factor; })) return std::nullopt;
+    for (int l = 0; l < prefix; ++l)
+      if (f.level(l) != p.level(l) || s.lhsIndices[f.dimension(l)] != factor.indices[p.dimension(l)]) return std::nullopt;
+    return f;
   }
 
  private:
@@ -126,8 +151,9 @@ class FormatInference {
     if (!fixed) d.format = pattern.empty() ? Format::dense(d.rank()) : patternFormat;
     d.pattern = atPattern(d) ? pattern : "";
     if (d.role == TensorRole::Output)  // a result declared coo is named so (it was not read as csf)
-      if (auto unsupported = unsupportedResultFormat(s.lhs, d.declaredFormat()))
-        return illegal(s.pos, *unsupported + (fixed ? "" : " (the format of its pattern '" + pattern + "'; declare it dense)"));
+      if (auto unsupported = unsupportedFormat(s.lhs, d.declaredFormat())) return illegal(s.pos, *unsupported);
+    if (atPattern(d) && d.pattern != d.name)
+      if (auto mismatch = patternFormatMismatch(d, out_.tensors.at(d.pattern))) return illegal(s.pos, *mismatch);
     return {};
   }
 

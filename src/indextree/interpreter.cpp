@@ -63,6 +63,11 @@ Pattern patternOf(const TensorData& v) {
 }
 
 // Positions of the last level: the values a tensor stored at the pattern has (nnz for csr).
+// Stored at a prefix of its pattern's levels, dense levels after them (TTM's ssd result).
+bool atPatternPrefix(const TensorStorage& s) {
+  return s.decl.format.hasSparseLevel() && s.decl.format.patternLevels() < s.decl.format.rank();
+}
+
 int64_t positionCount(const Pattern& p) {
   int64_t n = 1;
   for (const PatternLevel& l : p.levels) n = l.level.storesCoordinates() ? static_cast<int64_t>(l.crd.size()) : n * l.extent;
@@ -86,7 +91,8 @@ class Interpreter {
       if (s.decl.role != TensorRole::Output) continue;
       const Storage& st = store_.at(name);
       if (s.decl.format.hasSparseLevel()) {
-        TensorData result = dataOf(s.decl.pattern);
+        TensorData result = atPatternPrefix(s) ? TensorData(patternPrefix(dataOf(s.decl.pattern), s.decl.format, s.decl.shape))
+                                               : dataOf(s.decl.pattern);
         valuesOf(result) = st.values;
         setValueType(result, s.decl.valueType);  // the values are of that type already
         out[name] = std::move(result);
@@ -129,7 +135,8 @@ class Interpreter {
     } else if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
       auto it = patterns_.find(s.decl.pattern);
       if (it == patterns_.end()) throw UserError("interpreter: pattern '" + s.decl.pattern + "' is not an input");
-      size = positionCount(it->second);
+      size = atPatternPrefix(s) ? patternPrefixValues(it->second.data, s.decl.format, s.decl.shape)
+                                : positionCount(it->second);
     } else {
       for (size_t d = 0; d < s.kept.size(); ++d)
         if (s.kept[d]) size *= s.decl.shape[d];
@@ -361,6 +368,11 @@ class Interpreter {
 
 TensorValues interpret(const IndexTree& t, const TensorValues& inputs) {
   verifyTree(t);
+  // A tree built by hand may store a tensor at a pattern of other levels than its own.
+  for (const auto& [name, s] : t.tensors)
+    if (s.decl.format.hasSparseLevel() && t.tensors.count(s.decl.pattern))
+      if (auto mismatch = patternFormatMismatch(s.decl, t.tensors.at(s.decl.pattern).decl))
+        throw UserError("interpreter: " + *mismatch);
   Interpreter in(t, inputs);
   in.run();
   return in.outputs();

@@ -130,7 +130,7 @@ std::vector<ResultLayout> Kernel::resultsFor(const std::map<std::string, int64_t
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = loops_.tensors.at(name).decl;
     if (d.role != TensorRole::Output) continue;
-    ResultLayout r{name, {}, d.format.hasSparseLevel(), d.pattern, d.valueType};
+    ResultLayout r{name, {}, d.format.hasSparseLevel(), d.pattern, d.valueType, d.format};
     for (const std::string& index : loops_.dimIndices.at(name)) r.shape.push_back(sizes.at(index));
     results.push_back(std::move(r));
   }
@@ -268,21 +268,25 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
   };
   TensorValues& outputs = b.outputs_;
   for (const ResultLayout& r : resultsFor(sizes)) {
-    if (r.csr && loops_.assembledPatterns.count(r.pattern)) {
+    if (r.sparse && loops_.assembledPatterns.count(r.pattern)) {
       // Assembled here, once for every run; the kernel's merge loops fill its values.
       const CoIteration& merged = loops_.assembledPatterns.at(r.pattern);
       CsrMatrix m = mergedPattern(std::get<CsrMatrix>(inputData(merged.operands.at(0))),
                                   std::get<CsrMatrix>(inputData(merged.operands.at(1))), merged.unite);
       m.valueType = r.valueType;
       outputs[r.name] = std::move(m);
-    } else if (r.csr) {
-      const CsrMatrix& pattern = std::get<CsrMatrix>(inputData(r.pattern));
-      const int64_t bytes = static_cast<int64_t>(sizeof(int64_t) * pattern.rowptr.size() +
-                                                 (sizeof(int32_t) + sizeof(double)) * pattern.col.size());
-      CsrMatrix m = allocateOrThrow("tensor '" + r.name + "' (csr, " + std::to_string(pattern.nnz()) + " stored entries)",
-                                    bytes, [&] { return pattern; });
-      std::fill(m.val.begin(), m.val.end(), 0.0);
-      m.valueType = r.valueType;
+    } else if (r.sparse) {
+      // The pattern's structure (csr's arrays, another format's levels, as the kernel iterates the
+      // pattern: a coo input's converted form), its values zero.
+      const TensorData& pattern = inputData(r.pattern);
+      const bool prefix = r.format.patternLevels() < r.format.rank();
+      const int64_t values = prefix ? patternPrefixValues(pattern, r.format, r.shape) : static_cast<int64_t>(valuesOf(pattern).size());
+      int64_t bytes = static_cast<int64_t>(sizeof(double)) * values;
+      for (const LevelArray& a : levelArrays(pattern)) bytes += static_cast<int64_t>(a.bytes);
+      TensorData m = allocateOrThrow("tensor '" + r.name + "' (" + r.format.str() + ", " + std::to_string(values) + " values)",
+                                     bytes, [&] { return prefix ? TensorData(patternPrefix(pattern, r.format, r.shape)) : pattern; });
+      std::fill(valuesOf(m).begin(), valuesOf(m).end(), 0.0);
+      setValueType(m, r.valueType);
       outputs[r.name] = std::move(m);
     } else {
       DenseTensor t(r.shape, 0.0, r.name);

@@ -188,13 +188,17 @@ using TensorViews = std::map<std::string, TensorView>;
 // view is not read (the host cannot).
 void checkCsrView(const std::string& name, const TensorView& v);
 // One result of a run, as the caller allocates it: its shape for the run's sizes, format and value
-// type; a csr result's values sit at the stored entries of the input `pattern`.
+// type; a sparse result's values sit at the stored entries of the input `pattern`, in its format
+// (a csc pattern's result is csc; with views, a csr pattern's only).
 struct ResultLayout {
   std::string name;
   std::vector<int64_t> shape;
-  bool csr = false;
+  bool sparse = false;
   std::string pattern;
   ValueType valueType = ValueType::Float64;
+  // A sparse result's format: the pattern's, or a prefix of its levels with dense levels after
+  // them (TTM's ssd: patternPrefix).
+  Format format;
 };
 
 class Kernel;

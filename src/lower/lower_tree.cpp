@@ -56,14 +56,39 @@ class TreeLowering {
   // scalar), else the product of its kept dimensions as its producer writes them.
   Expr storedSize(const std::string& name) const {
     const TensorStorage& s = t_.tensor(name);
-    if (storesPositions(s)) return s.shrunk() ? intImm(1) : var(Name{Role::StoredEntries, s.decl.pattern}, Type::Int64);
     static const std::vector<std::string> unwritten;
     auto producer = producerIndices_.find(name);
     const std::vector<std::string>& idx = producer == producerIndices_.end() ? unwritten : producer->second;
+    const Format& f = s.decl.format;
+    if (storesPositions(s) && !s.shrunk() && f.patternLevels() < f.rank()) {
+      // At a prefix of the pattern's levels: the positions of its last pattern level, times the
+      // extents of the dense levels under it.
+      Expr size = prefixPositions(s, idx);
+      for (int l = f.patternLevels(); l < f.rank(); ++l) size = binary(BinOp::Mul, size, extent(idx.at(static_cast<size_t>(f.dimension(l)))));
+      return size;
+    }
+    if (storesPositions(s)) return s.shrunk() ? intImm(1) : var(Name{Role::StoredEntries, s.decl.pattern}, Type::Int64);
     Expr size = intImm(1);
     for (size_t d = 0; d < idx.size(); ++d)
       if (s.kept[d]) size = binary(BinOp::Mul, size, extent(idx[d]));
     return size;
+  }
+
+  // The positions of the last pattern level of `s`, stored at a prefix of its pattern's levels
+  // (accessed with `idx`): the pattern's stored entries when that is its last level; above it, a
+  // compressed level's positions array's entry past its parents' (csf's fibres: pos1[pos0[1]]), a
+  // dense level's parents times its extent, a singleton's its parents'.
+  Expr prefixPositions(const TensorStorage& s, const std::vector<std::string>& idx) const {
+    const Format& f = s.decl.format;
+    const int last = f.patternLevels() - 1;
+    if (last == t_.tensor(s.decl.pattern).decl.format.rank() - 1) return var(Name{Role::StoredEntries, s.decl.pattern}, Type::Int64);
+    Expr count = intImm(1);
+    for (int l = 0; l <= last; ++l) {
+      const Level& k = f.level(l);
+      if (k.kind == LevelKind::Compressed) count = load(Name{Role::Positions, s.decl.pattern, l}, count, Type::Int64);
+      else if (k.kind == LevelKind::Dense) count = binary(BinOp::Mul, count, extent(idx.at(static_cast<size_t>(f.dimension(l)))));
+    }
+    return count;
   }
 
   Stmt declareSize(const std::string& name) const { return let(Name{Role::Size, name}, Type::Int64, storedSize(name)); }
@@ -280,8 +305,10 @@ LoopProgram lowerToLoops(const IndexTree& t) {
   // A tree built by hand (Kernel::compile of an IndexTree) may hold a format the front end refuses.
   for (const auto& [name, s] : t.tensors) {
     const Format& f = s.decl.format;
-    auto unsupported = s.decl.role == TensorRole::Output ? unsupportedResultFormat(name, f) : unsupportedFormat(name, f);
-    if (unsupported) throw UserError("lowering: " + *unsupported);
+    if (auto unsupported = unsupportedFormat(name, f)) throw UserError("lowering: " + *unsupported);
+    if (f.hasSparseLevel() && t.tensors.count(s.decl.pattern))
+      if (auto mismatch = patternFormatMismatch(s.decl, t.tensors.at(s.decl.pattern).decl))
+        throw UserError("lowering: " + *mismatch);
     if (f.hasSparseLevel() && f.rank() > REACT_MAX_LEVELS)
       throw UserError("lowering: tensor '" + name + "' of format " + f.str() + " has " + std::to_string(f.rank()) +
                       " levels; the kernel ABI passes at most " + std::to_string(REACT_MAX_LEVELS));

@@ -67,10 +67,10 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
     ReactTensor t = v.data;
     if (d.role == TensorRole::Output) {
       auto r = std::find_if(results.begin(), results.end(), [&](const ResultLayout& l) { return l.name == name; });
-      if (v.csr != r->csr || v.shape != r->shape)
+      if (v.csr != r->sparse || v.shape != r->shape)
         throw UserError(what() + " is given as " + (v.csr ? "csr " : "dense ") + shapeText(v.shape) + ", the kernel writes " +
-                        (r->csr ? "csr " : "dense ") + shapeText(r->shape));
-      if (r->csr) {  // the kernel writes values at its pattern's stored entries
+                        (r->sparse ? "csr " : "dense ") + shapeText(r->shape));
+      if (r->sparse) {  // the kernel writes values at its pattern's stored entries
         const ReactTensor& pattern = view(r->pattern).data;
         std::copy(std::begin(pattern.pos), std::end(pattern.pos), std::begin(t.pos));
         std::copy(std::begin(pattern.crd), std::end(pattern.crd), std::begin(t.crd));

@@ -34,7 +34,8 @@ std::string rowPattern(const LoopProgram& p, const StmtNode& loop, const Name& r
 // Is `name` stored at the positions of `pattern` (its values one per stored entry)?
 bool storedAtPositions(const LoopProgram& p, const std::string& name, const std::string& pattern) {
   const TensorStorage& s = p.tensors.at(name);
-  return s.decl.format.hasSparseLevel() && !s.shrunk() && (name == pattern || s.decl.pattern == pattern);
+  const Format& f = s.decl.format;  // a prefix of the pattern (ssd) holds a block per position of its last pattern level
+  return f.hasSparseLevel() && f.patternLevels() == f.rank() && !s.shrunk() && (name == pattern || s.decl.pattern == pattern);
 }
 
 // Reads and writes of one statement of the row's entry loop.
