@@ -34,6 +34,10 @@ PROGRAMS = [
     # written D first, react keeps a row of j per fibre, which fibre-chunks splits over team threads
     ("mttkrp_fibre", "A(i,j) = B(i,k,l) * D(l,j) * C(k,j)", ["-g=C:u:5", "-g=D:u:6", "-d=j:32"], "B", ["react"]),
     ("ttm", "A(i,j,l) = B(i,j,k) * C(k,l)", ["-g=C:u:7", "-d=l:16"], "B", ["react"]),  # rank 3: a .tns result
+    # results in the formats of their patterns: A at B's (i,j) fibres (ssd); A in S's csc and dcsr
+    ("ttm_ssd", "A(i,j,l) = B(i,j,k) * C(k,l)", ["-g=C:u:7", "-d=l:16", "-f=A:ssd"], "B", ["react"]),
+    ("sddmm_csc", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64", "-f=S:csc"], "S", ["react"]),
+    ("softmax_dcsr", "A = softmax(S, axis=1)", ["-f=S:dcsr"], "S", ["react"]),
 ]
 FLOAT64_TOLERANCE = 1e-12
 # Roundings in the longest sum a result element is, from the input's longest row (matrices: entries
@@ -44,6 +48,7 @@ ROUNDINGS = {
     "sddmm": lambda r: 64 + 2, "sddmm_ct": lambda r: 64 + 2,
     "spmm_mm": lambda r: r["row"] + 256 + 2, "spmm_mm_right": lambda r: r["row"] + 256 + 2, "norm_row": lambda r: r["row"] + 2, "softmax": lambda r: r["row"] + 20,
     "mttkrp": lambda r: r["slice"] + 3, "mttkrp_fibre": lambda r: r["slice"] + 3, "ttm": lambda r: r["fibre"] + 1,
+    "ttm_ssd": lambda r: r["fibre"] + 1, "sddmm_csc": lambda r: 64 + 2, "softmax_dcsr": lambda r: r["row"] + 20,
 }
 
 
@@ -127,7 +132,7 @@ def main():
         for (name, statement, extra, sparse, modes), fusion in ((p, m) for p in programs for m in p[4]):
             files = {}
             for target in ("openmp", "kokkos"):
-                suffix = ".tns" if name == "ttm" else ".mtx"
+                suffix = ".tns" if name.startswith("ttm") else ".mtx"
                 files[target] = os.path.join(out, f"{name}-{fusion}-{value_type}-{target}{suffix}")
                 run([gen, statement, f"-i={sparse}:{inputs[sparse]}", *extra, f"-t={value_type}",
                      f"-target={target}", f"-fusion={fusion}", f"-o=A:{files[target]}"])
