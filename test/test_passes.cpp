@@ -34,7 +34,9 @@ std::vector<PassExample> examples() {
       norm{{"S", {6, 5}, csr}},
       // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
       mttkrp{{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}},
-      normDcsr{{"S", {6, 5}, Format::dcsr()}, {"A", {6, 5}, d2}}, coiter{{"S", {6, 5}, csr}, {"T", {6, 5}, csr}};
+      normDcsr{{"S", {6, 5}, Format::dcsr()}, {"A", {6, 5}, d2}}, coiter{{"S", {6, 5}, csr}, {"T", {6, 5}, csr}},
+      // row normalisation of a csc matrix, its result at S's entries (csc): the columns scatter serially.
+      normCsc{{"S", {6, 5}, Format::csc()}};
   EmitOptions checked;
   checked.boundsCheck = true;
   EmitOptions written;
@@ -110,6 +112,7 @@ std::vector<PassExample> examples() {
       {"flatten-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // dcsr: the rows are the positions of level 0, the stored entries level 1's.
       {"flatten-entries", "softmax_dcsr", "A = exp(S) / sum(exp(S), axis=1)", normDcsr, FusionMode::React, Target::OpenMP, {}, {}},
+      {"flatten-entries", "softmax_csc", "A = exp(S) / sum(exp(S), axis=1)", normCsc, FusionMode::React, Target::OpenMP, {}, {}},
       // The division by the row's sum, a multiplication by its reciprocal.
       {"reciprocal-divisions", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       // A row's sum in a local, stored once.

@@ -1,5 +1,6 @@
 // OpenMP: exp or log of every stored entry, computed in one loop over all stored entries before
-// the loop over rows, rather than row by row.
+// the loop over rows (parallel, or serial where rows scatter: a csc matrix's columns), rather
+// than row by row.
 //
 // Why: a row's loop over its stored entries is short on most graphs (4 to 10 entries), shorter
 // than one vector of 8 doubles, so the vector math library's exp runs only in the loops' scalar
@@ -181,7 +182,8 @@ LoopProgram flattenEntrywise(const LoopProgram& p) {
     auto nest = copy(n);
     nest->body.clear();
     for (const Stmt& s : n->body) {
-      if (s->kind != StmtKind::For || s->schedule != Schedule::Parallel) {
+      // A serial outer loop too: a csc matrix's columns, which scatter into rows of the result.
+      if (s->kind != StmtKind::For || (s->schedule != Schedule::Parallel && s->schedule != Schedule::Serial)) {
         nest->body.push_back(s);
         continue;
       }
