@@ -406,8 +406,9 @@ TEST_CASE("react-gen -fusion=auto -print-decisions: candidates, costs, the choic
   CHECK(r.output.find("(S(i,k) * C(k,h)) * D(h,j) (as written)") != std::string::npos);
   CHECK(r.output.find("\n*") != std::string::npos);
   CHECK(r.output.find("S(i,k) * (C(k,h) * D(h,j))  ") != std::string::npos);
-  CHECK(r.output.find("choice: ") != std::string::npos);
-  CHECK(r.output.find("re-associated") != std::string::npos);
+  // Which association wins at NH = 256, NJ = 16 depends on the calibrated machine (on a 2-core CI
+  // machine the two are within a few percent); the -machine=FILE test below pins it with stored models.
+  CHECK(r.output.find("\nchoice: ") != std::string::npos);
   // Runs, and agrees with react mode on the result.
   std::string out = testCache().cacheDir + "/auto-a.mtx", ref = testCache().cacheDir + "/react-a.mtx";
   CHECK(runCommand(gen + " 'A = S @ C @ D'" + cora + " -g=C:u -g=D:u -d=h:32 -d=j:4 -fusion=auto -o=A:" + out + cache).status == 0);
