@@ -70,7 +70,7 @@ TEST_CASE("ABI: the embedding step writes the header's text, and refuses text ho
   fs::remove_all(dir);
 }
 
-TEST_CASE("ABI: version 2 passes each storage level's pos and crd; the version is in every kernel's cache key") {
+TEST_CASE("ABI: version 2 passes each storage level's pos and crd, the version is in every kernel's cache key") {
   Environment env;
   env.declare("S", {8, 8}, Format::csr());
   env.declare("B", {6, 5, 7}, Format::csf(3));

@@ -184,7 +184,7 @@ TEST_CASE("partial fusion with a limited prefix depth merges only the outer loop
   requireClose(p, interpret(fuse(p, FusionMode::React, 1), in), interpret(buildIndexTree(p), in), "prefix 1");
 }
 
-TEST_CASE("estimate: one long row bounds a row-parallel nest; every nest pays a parallel region") {
+TEST_CASE("estimate: one long row bounds a row-parallel nest, every nest pays a parallel region") {
   Environment env;
   env.declare("S", {1000, 1000}, Format::csr());
   IndexTree t = fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React);
@@ -251,7 +251,7 @@ TEST_CASE("estimate: a plain dense product is priced at the library's rate, on e
   CHECK(estimateCost(fused, stats, library).seconds == doctest::Approx(estimateCost(fused, stats, loops).seconds));
 }
 
-TEST_CASE("auto: the library product's rate counts only where kernels call it; csc takes C @ D apart") {
+TEST_CASE("auto: the library product's rate counts only where kernels call it, csc takes C @ D apart") {
   // S @ C @ D with S in csc: react fuses C(k,:) @ D into S's column loop, a serial nest of
   // react's loops; unfused, C @ D is the library's product on every thread, then S scatters.
   Program p = spmmChain("A = S @ C @ D", 2000, 2000, 256, 16, Format::csc());

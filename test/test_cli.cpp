@@ -62,11 +62,11 @@ TEST_CASE("react-gen: input errors name the argument") {
                "auto: no statistics for csr input 'S'");
 }
 
-TEST_CASE("react-gen: formats are parsed; those that do not run yet are clear errors") {
+TEST_CASE("react-gen: formats are parsed, those that do not run yet are clear errors") {
   requireError("'a(i) = S(i,j)' -f=S:csc -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
   requireError("'a(i) = S(i,j)' -f=S:dcsr -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
   requireError("'a(i) = S(i,j)' -f=S:uq -d=S:4x5", "input 'S' has no data: give it with -i=S:FILE.tns or -i=S:FILE.mtx");
-  // A result is csr or dense: a coo result is refused by its own name.
+  // A result declared coo is refused by its own name (a coo input's entries give results in its unique form).
   requireError("'A = S * 2' -i=S:" + matrix("cora") + " -f=A:coo",
                "format coo of tensor 'A' is not supported yet: level 0 is compressed-nonunique; the levels run are dense and "
                "compressed");
@@ -75,7 +75,8 @@ TEST_CASE("react-gen: formats are parsed; those that do not run yet are clear er
                "1:8: format sds:1,0,2 of tensor 'X' is not supported yet: level 1 is dense under another level; a dense level runs "
                "as the first only");
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:sd -g=B:u -g=C:u -d=k:8",
-               "argument '-f=S:sd': format sd of tensor 'S' is not supported yet: level 1 is dense under another level");
+               "argument '-f=S:sd': format sd of tensor 'S' is not supported yet: level 1 is dense under a sparse level, which "
+               "runs in a result only");
   requireError("'A = S * (B @ C)' -i=S:" + matrix("cora") + " -f=S:dense -g=B:u -g=C:u -d=k:8",
                "argument '-f=S:dense': 'S' was loaded as csr");
   requireError("'a(i) = S(i,j)' -f=S:xyz -d=S:4x5", "argument '-f=S:xyz': unknown format 'xyz' (expected dense, csr, csc,");
@@ -130,7 +131,7 @@ TEST_CASE("react-gen and SciPy agree on co-iteration: S * T, S + T, S - T of two
   });
 }
 
-TEST_CASE("react-gen -calibrate measures, says so, stores; a model measured under load says so") {
+TEST_CASE("react-gen -calibrate measures, says so, stores, a model measured under load says so") {
   std::string dir = std::string(REACT_BINARY_DIR) + "/calibrate-test";
   std::filesystem::remove_all(dir);
   Result r = test::runCommand(std::string(REACT_BINARY_DIR) + "/bin/react-gen -calibrate -threads=1 -cache-dir=" + dir + " 2>&1");

@@ -203,7 +203,7 @@ TEST_CASE("co-iteration: a result declared dense, and a program with other state
   }
 }
 
-TEST_CASE("co-iteration: the default fusion mode is react; auto refuses") {
+TEST_CASE("co-iteration: the default fusion mode is react, auto refuses") {
   const Operands o = operandPairs().front();
   const Program p = program('+', o);
   CompileOptions options;

@@ -115,7 +115,7 @@ TEST_CASE("type 2: A = (B+E) * (C@D) computes B+E once per (i,j) in react mode")
   CHECK(cost(p, FusionMode::React).redundancies.empty());
 }
 
-TEST_CASE("type 3: s = sum(A,1); B = A / s keeps s as a scalar per row") {
+TEST_CASE("type 3: s = sum(A,1) then B = A / s keeps s as a scalar per row") {
   Program p = dense("s(i) = A(i,j)\nB(i,j) = A(i,j) / s(i)", {{"A", {4, 3}}});
   CHECK(cost(p, FusionMode::None).temporarySize.str() == "0");  // s is a user output: kept
   Program q = dense("B = A / sum(A, axis=1)", {{"A", {4, 3}}});

@@ -220,7 +220,7 @@ TEST_CASE("split: broadcasting in the operator form") {
         "a(i) = T1(i) + T2(i)\n");
 }
 
-TEST_CASE("split: several statements; later ones read earlier results") {
+TEST_CASE("split: several statements, later ones read earlier results") {
   Program p = parseProgram("T = B @ C\nA = S * T; n = sum(A, axis=1)", kernelEnv());
   CHECK(p.str() ==
         "T(i,j) = B(i,k) * C(k,j)\n"

@@ -180,7 +180,7 @@ TEST_CASE("tensors: the cost report counts a nested level's positions once") {
   CHECK(analyzeCost(fuse(m.program(), FusionMode::None)).flops.str() == "nnz(S)");
 }
 
-TEST_CASE("tensors: auto decides for csf inputs from their statistics; without them the default is react") {
+TEST_CASE("tensors: auto decides for csf inputs from their statistics, without them the default is react") {
   TensorCase c = mttkrpCases(Format::csf(3), 1)[0];
   Program p = c.program();
   CompileOptions o;
