@@ -226,6 +226,38 @@ TEST_CASE("estimate: a nest whose outer iterations write shared memory runs on o
   CHECK(outerSchedule(csr));
 }
 
+TEST_CASE("estimate: exp at its loop's length, and at the long rate on every thread in OpenMP's loop over all stored entries") {
+  MachineModel m = flopBoundMachine();
+  m.regionSeconds = 0;
+  m.vectorFlops = m.reductionFlops = {1e15, 1e15, 1e15, 1e15, 1e15};
+  m.expRate = 4e8;
+  CHECK(m.expRateAt(4) == m.expRate);  // not measured in short rows: one rate
+  m.shortRowExpRate = 1e8;
+  CHECK(m.expRateAt(2) == doctest::Approx(1e8));
+  CHECK(m.expRateAt(4) == doctest::Approx(1e8));
+  CHECK(m.expRateAt(32) == doctest::Approx(2.5e8));  // halfway from 4 to 256 on log scale
+  CHECK(m.expRateAt(1000) == doctest::Approx(4e8));
+  // Softmax of a csc S (columns of 4 entries): react stores exp(S) at S's entries, computed in
+  // the flat loop before the serial column loop; maximal computes exp twice in columns of 4.
+  Environment env;
+  env.declare("S", {1000, 1000}, Format::csc());
+  Program p = parseProgram("A = exp(S) / sum(exp(S), axis=1)", env);
+  InputStats stats = statsOf(1000, 1000, 4000);
+  stats.sparse["S"].longestRow = 4;
+  stats.sparse["S"].levelPositions = {1000, 4000};
+  const IndexTree react = fuse(p, FusionMode::React), maximal = fuse(p, FusionMode::Maximal);
+  CHECK(estimateCost(react, stats, m).seconds == doctest::Approx(4000 / 4e8 / m.threads));
+  // Serial columns scatter the sum, then parallel columns divide.
+  CHECK(estimateCost(maximal, stats, m).seconds == doctest::Approx(4000 / 1e8 + 4000 / 1e8 / m.threads));
+  CHECK((decideFusion(p, stats, m).choice().mode == FusionMode::React));
+  // A device's lowering has no flat loop: react's exp runs in the serial columns.
+  MachineModel device = m;
+  device.device = "test device";
+  CHECK(estimateCost(react, stats, device).seconds == doctest::Approx(4000 / 1e8));
+  // What lowering does: the flat loop is there on OpenMP.
+  CHECK(ir::print(scheduleLoops(lowerToLoops(react), Target::OpenMP)).find("react_entries") != std::string::npos);
+}
+
 TEST_CASE("estimate: a plain dense product is priced at the library's rate, on every thread") {
   Environment env;
   env.declare("C", {4096, 256}, Format::dense(2));

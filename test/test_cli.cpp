@@ -145,6 +145,9 @@ TEST_CASE("react-gen -calibrate measures, says so, stores, a model measured unde
   // The library's dense product (Eigen's GEMM here) is measured, stored and read back.
   CHECK(m.productFlops > 0);
   CHECK(m.str().find("library product") != std::string::npos);
+  // exp in rows of 4 entries, where the vector library's exp runs in the loop's scalar remainder.
+  CHECK(m.shortRowExpRate > 0);
+  CHECK(m.str().find("(in rows of 4: ") != std::string::npos);
   // The warning travels with the stored model and is shown wherever the model is.
   m.loadWarning = "measured under load: the copy bandwidth of one thread was 20.0 GB/s at the start and 5.0 GB/s at the end";
   JitOptions jit;
@@ -152,6 +155,7 @@ TEST_CASE("react-gen -calibrate measures, says so, stores, a model measured unde
   MachineModel back = readMachineModel(storeMachineModel(m, jit));
   CHECK(back.loadWarning == m.loadWarning);
   CHECK(back.productFlops == doctest::Approx(m.productFlops));
+  CHECK(back.shortRowExpRate == doctest::Approx(m.shortRowExpRate));
   CHECK(back.str().find("WARNING: measured under load") != std::string::npos);
   // machineModel uses the stored model as long as it names these calibration kernels (a hash of
   // their emitted sources and the compiler) ...
@@ -245,6 +249,7 @@ TEST_CASE("a Kokkos model shares the space's measurements among the rows it runs
   whole.rowFlops.fill(8e11);
   whole.expRate = 1.6e11;
   whole.productFlops = 5e13;
+  whole.shortRowExpRate = 4e10;
   // A device: a warp a row (an H100's 270,336 threads run 8,448 rows).
   MachineModel gpu = sharedAmongRows(whole, 270336, false);
   CHECK(gpu.threads == 8448);
@@ -256,6 +261,7 @@ TEST_CASE("a Kokkos model shares the space's measurements among the rows it runs
   CHECK(gpu.rowFlops[2] * 8448 == doctest::Approx(8e11));
   CHECK(gpu.expRate * 8448 == doctest::Approx(1.6e11));
   CHECK(gpu.productFlops * 8448 == doctest::Approx(5e13));
+  CHECK(gpu.shortRowExpRate * 8448 == doctest::Approx(4e10));
   // A host space: a thread a row; a device of fewer threads than a warp still runs one row.
   CHECK(sharedAmongRows(whole, 16, true).threads == 16);
   CHECK(sharedAmongRows(whole, 16, false).threads == 1);

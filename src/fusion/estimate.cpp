@@ -19,6 +19,9 @@ struct NestCost {
   // Compute time (one thread) of the statements under a sparse loop over the rows the outer loop
   // runs through, and the largest fraction of that work one row holds (its longest / nnz).
   double rowSeconds = 0, longestRowShare = 0;
+  // Compute time (one thread) of work that runs on every thread whatever the outer loop's width:
+  // exp of every stored entry in OpenMP's flat loop.
+  double flatSeconds = 0;
 };
 
 // exp and log calls in an expression (each costs far more than an arithmetic operation). The
@@ -85,7 +88,7 @@ class Estimator {
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
       // One row's work runs on one thread: with a skewed pattern that bounds the nest's time.
-      double compute = std::max(nest.seconds / threads, nest.rowSeconds * nest.longestRowShare);
+      double compute = std::max(nest.seconds / threads + nest.flatSeconds / m_.threads, nest.rowSeconds * nest.longestRowShare);
       e.seconds += std::max(compute, bytes / bandwidth) + m_.regionSeconds;
       e.flops += nest.flops;
       e.bytes += bytes;
@@ -162,6 +165,25 @@ class Estimator {
     return v;
   }
 
+  // Is `name` stored one value per stored entry of `pattern`'s last level?
+  bool storedAtEntries(const std::string& name, const std::string& pattern) const {
+    const TensorStorage& s = t_.tensor(name);
+    const Format& f = s.decl.format;
+    return f.hasSparseLevel() && f.patternLevels() == f.rank() && !s.shrunk() && (name == pattern || s.decl.pattern == pattern);
+  }
+
+  // Does OpenMP's lowering compute this statement in one vector loop over all stored entries
+  // (passes/flatten_entries.cpp)? An entry-wise statement under the last level of a pattern that
+  // writes and reads only tensors stored at that pattern's entries (not a sum over the row).
+  bool flatEntrywise(const TreeNode& n, const TreeNode* innermost) const {
+    if (!m_.device.empty() || !innermost || innermost->loop.kind != LoopKind::Sparse || n.accumulates()) return false;
+    const std::string& pattern = innermost->loop.pattern;
+    if (innermost->loop.level != t_.tensor(pattern).decl.format.rank() - 1 || !storedAtEntries(n.stmt.lhs, pattern)) return false;
+    for (const ExprNode* a : accesses(n.stmt.rhs))
+      if (!storedAtEntries(a->tensor, pattern)) return false;
+    return true;
+  }
+
   // Bytes of `name` in memory (csr: its values; the structure is counted with the loops).
   double storedBytes(const std::string& name) const {
     const TensorStorage& s = t_.tensor(name);
@@ -215,7 +237,11 @@ class Estimator {
       double rate = sums ? m_.reductionRate(length)
                          : sparseRow ? m_.sparseRowRate(length, t_.tensor(n.stmt.lhs).shrunk()) : m_.vectorRate(length);
       double seconds = flops / rate;
-      if (!reset && m_.expRate > 0) seconds += trips * expLogCalls(n.stmt.rhs) / m_.expRate;
+      if (!reset && m_.expRate > 0 && expLogCalls(n.stmt.rhs) > 0) {
+        double expSeconds = trips * expLogCalls(n.stmt.rhs);
+        if (flatEntrywise(n, innermost)) nest.flatSeconds += expSeconds / m_.expRate;
+        else seconds += expSeconds / m_.expRateAt(length);
+      }
       nest.flops += flops;
       nest.seconds += seconds;
       const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
@@ -280,6 +306,14 @@ double rateAt(const MachineModel::Rates& rates, double length) {
 
 double MachineModel::vectorRate(double length) const { return rateAt(vectorFlops, length); }
 double MachineModel::reductionRate(double length) const { return rateAt(reductionFlops, length); }
+double MachineModel::expRateAt(double length) const {
+  const double shortest = kShortExpRow, longest = kRateLengths[std::size(kRateLengths) - 1];
+  if (shortRowExpRate <= 0 || length >= longest) return expRate;
+  if (length <= shortest) return shortRowExpRate;
+  const double f = (std::log2(length) - std::log2(shortest)) / (std::log2(longest) - std::log2(shortest));
+  return shortRowExpRate + f * (expRate - shortRowExpRate);
+}
+
 double MachineModel::sparseRowRate(double length, bool scratch) const {
   const Rates& r = scratch ? scratchRowFlops : rowFlops;
   return r.back() > 0 ? rateAt(r, length) : vectorRate(length);
@@ -396,6 +430,10 @@ std::string MachineModel::str() const {
                 bytesText(cacheBytes).c_str(), device.empty() ? "parallel region" : "launch and fence",
                 regionSeconds * 1e6, expRate / 1e6);
   out += buf;
+  if (shortRowExpRate > 0) {
+    std::snprintf(buf, sizeof buf, " (in rows of %d: %.0f M/s)", kShortExpRow, shortRowExpRate / 1e6);
+    out += buf;
+  }
   if (productFlops > 0) {
     std::snprintf(buf, sizeof buf, device.empty() ? "; library product %.2f Gflop/s per thread" : "; library product %.3g Gflop/s per row",
                   productFlops / 1e9);

@@ -172,6 +172,13 @@ struct MachineModel {
   // exp calls per second of one thread (generated code calls std::exp per value: tens of flops'
   // time each). 0: not measured (exp counts as one flop).
   double expRate = 0;
+  // exp calls per second of one thread in a sparse row loop of kShortExpRow stored entries (a
+  // row's sum of exp): the vector math library's exp runs in the loop's scalar remainder there.
+  // Loops between that and kRateLengths' last interpolate (log scale); a loop over all stored
+  // entries at once (OpenMP's flat exp loop, passes/flatten_entries.cpp) runs at expRate.
+  // 0: not measured (expRate at every length).
+  static constexpr int kShortExpRow = 4;
+  double shortRowExpRate = 0;
   // flop/s of one thread in the kernel library's dense product (Eigen's GEMM on the OpenMP target,
   // cuBLAS on a CUDA Kokkos), which a kernel calls for a nest that is a plain dense product under
   // the reassociated order: the model prices that nest at this rate on all `threads`. 0: not
@@ -186,6 +193,8 @@ struct MachineModel {
   double reductionRate(double length) const;
   // The sparse row accumulation's rate (into scratch or a row), or the vector rate if unmeasured.
   double sparseRowRate(double length, bool scratch) const;
+  // exp calls per second of one thread in a loop of `length` iterations.
+  double expRateAt(double length) const;
   std::string str() const;
 };
 
@@ -195,7 +204,9 @@ struct MachineModel {
 // and the vector rate elsewhere, for the innermost loop's length (a sparse loop: the pattern's
 // average row length); bytes are each tensor the nest touches once (shrunk temporaries
 // none), or more when a dense tensor larger than the cache is gathered through a sparse loop.
-// An exp costs the machine's measured time per call on top of its flop.
+// An exp costs the machine's measured time per call on top of its flop, at the innermost loop's
+// length (short rows pay the scalar remainder), or at the long rate on all threads where OpenMP's
+// lowering computes it in one loop over all stored entries.
 // Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
 // the rows of a csr input cannot finish before the thread holding its longest row has done that
 // row's share of the work (load imbalance).

@@ -28,6 +28,8 @@ namespace react {
 namespace {
 
 // --- the calibration kernels ------------------------------------------------------------------
+// Rows of the sparse row kernels' pattern: 8 stored entries each, among 64 columns.
+constexpr int64_t kEntriesPerRow = 8, kPatternColumns = 64;
 struct Declaration {
   std::string name;
   std::vector<int64_t> shape;
@@ -37,18 +39,19 @@ struct CalibrationProgram {
   std::string statement;  // index notation
   std::vector<Declaration> inputs;
   FusionMode mode;
+  int64_t entriesPerRow = kEntriesPerRow;  // of a csr input's rows
 };
 
 constexpr size_t kLengths = std::size(MachineModel::kRateLengths);
-// Rows of the sparse row kernels' pattern: 8 stored entries each, among 64 columns.
-constexpr int64_t kEntriesPerRow = 8, kPatternColumns = 64;
 // Copy: rows of 4096 doubles (32 KiB), so that the dynamically scheduled outer loop costs
 // nothing beside the copy; 32 Mi doubles (256 MiB) per array, well beyond any cache.
 constexpr int64_t kCopyRows = 8192, kCopyColumns = 4096;
 // Parallel regions: a dynamic loop of 64 trivial iterations.
 constexpr int64_t kRegionIterations = 64;
-// exp over 16 x 256 values (64 KiB with the result: in L2), about 17 us of calls per run.
+// exp over 16 x 256 values (64 KiB with the result: in L2), about 17 us of calls per run; in
+// short rows, the same number of calls as sums of rows of MachineModel::kShortExpRow entries.
 constexpr int64_t kExpRows = 16, kExpColumns = 256;
+constexpr int64_t kShortExpRows = kExpRows * kExpColumns / MachineModel::kShortExpRow;
 // Kokkos: the rate kernels' outer extents times this. A GPU runs the host's sizes in less time
 // than a launch takes; 256 times them is 67 Mflop per run of a rate kernel (tens of us on an H100)
 // and operands of at most 64 MiB. exp's, 16 times more: 16.8 M calls, 30-40 us on an H100 (at 256
@@ -59,7 +62,7 @@ int64_t expScaleOf(Target target) { return target == Target::Kokkos ? kKokkosExp
 
 // The kernels of one rate length, in this order after the fixed ones.
 enum Shape : size_t { kVector, kReduction, kScratchRows, kRows, kShapes };
-enum Fixed : size_t { kCopy, kRegion, kExp, kFixed };
+enum Fixed : size_t { kCopy, kRegion, kExp, kShortRowExp, kFixed };
 size_t kernelIndex(size_t length, Shape shape) { return kFixed + length * kShapes + shape; }
 
 // Rows of the sparse row kernels at length L: their output (rows x L doubles, 128 KiB) stays in
@@ -75,6 +78,10 @@ std::vector<CalibrationProgram> calibrationPrograms(Target target) {
   // 64 copies is nothing beside the region's start and join.
   programs[kRegion] = {"A(i) = B(i)", {{"B", {kRegionIterations}, dense1}}, FusionMode::None};
   programs[kExp] = {"A(r,i) = exp(B(r,i))", {{"B", {kExpRows * expScaleOf(target), kExpColumns}, dense2}}, FusionMode::None};
+  programs[kShortRowExp] = {"A(i) = exp(S(i,k))",
+                            {{"S", {kShortExpRows * expScaleOf(target), kPatternColumns}, csr}},
+                            FusionMode::None,
+                            MachineModel::kShortExpRow};
   for (size_t l = 0; l < kLengths; ++l) {
     const int64_t n = MachineModel::kRateLengths[l];
     // Vector: the dense product's innermost loop, `A[k,j] += C[k,h] * D[h,j]` over j with C[k,h]
@@ -203,16 +210,16 @@ double bestSeconds(BoundKernel&& kernel, int threads, int64_t calls, int trials)
   return best;
 }
 
-// A pattern of `rows` rows with kEntriesPerRow distinct columns each among kPatternColumns,
+// A pattern of `rows` rows with `entriesPerRow` distinct columns each among kPatternColumns,
 // drawn from a fixed seed: the same pattern every time.
-CsrMatrix sparsePattern(int64_t rows) {
+CsrMatrix sparsePattern(int64_t rows, int64_t entriesPerRow) {
   CsrMatrix m;
   m.rows = rows;
   m.cols = kPatternColumns;
   Rng rng(12345);
   for (int64_t r = 0; r < rows; ++r) {
     uint64_t columns = 0;
-    while (__builtin_popcountll(columns) < kEntriesPerRow) columns |= uint64_t{1} << rng.below(kPatternColumns);
+    while (__builtin_popcountll(columns) < entriesPerRow) columns |= uint64_t{1} << rng.below(kPatternColumns);
     for (int32_t c = 0; c < kPatternColumns; ++c)
       if (columns >> c & 1) m.col.push_back(c);
     m.rowptr.push_back(static_cast<int64_t>(m.col.size()));
@@ -226,7 +233,7 @@ CsrMatrix sparsePattern(int64_t rows) {
 TensorValues inputsOf(const CalibrationProgram& program) {
   TensorValues inputs;
   for (const Declaration& d : program.inputs)
-    inputs[d.name] = d.format.hasSparseLevel() ? TensorData(sparsePattern(d.shape[0])) : TensorData(DenseTensor(d.shape, 0.5));
+    inputs[d.name] = d.format.hasSparseLevel() ? TensorData(sparsePattern(d.shape[0], program.entriesPerRow)) : TensorData(DenseTensor(d.shape, 0.5));
   return inputs;
 }
 
@@ -328,8 +335,9 @@ MachineModel measure(const std::vector<Kernel>& kernels, Target target, int thre
   }
   // exp: about 1e6 calls per timing, one thread, best of 5.
   step(", exp");
-  m.expRate = workRate(kernels[kExp], programs[kExp], static_cast<double>(kExpRows * expScaleOf(target) * kExpColumns), 1e6,
-                       launchSeconds);
+  const double expCalls = static_cast<double>(kExpRows * expScaleOf(target) * kExpColumns);
+  m.expRate = workRate(kernels[kExp], programs[kExp], expCalls, 1e6, launchSeconds);
+  m.shortRowExpRate = workRate(kernels[kShortRowExp], programs[kShortRowExp], expCalls, 1e6, launchSeconds);
   // The library's product: one thread (Eigen runs on omp_get_max_threads()), best of 5.
   step(", library product");
   {
@@ -375,6 +383,7 @@ MachineModel sharedAmongRows(MachineModel whole, int concurrency, bool onHost) {
   for (MachineModel::Rates* rates : {&m.vectorFlops, &m.reductionFlops, &m.scratchRowFlops, &m.rowFlops})
     for (double& r : *rates) r *= share;
   m.expRate *= share;
+  m.shortRowExpRate *= share;
   m.productFlops *= share;
   return m;
 }
@@ -417,6 +426,7 @@ std::optional<MachineModel> modelOf(std::map<std::string, std::string> fields, c
   m.regionSeconds = std::atof(fields["region_seconds"].c_str());
   m.expRate = std::atof(fields["exp_rate"].c_str());
   m.productFlops = std::max(0.0, std::atof(fields["product_flops"].c_str()));  // optional: 0 prices products as loops
+  m.shortRowExpRate = std::max(0.0, std::atof(fields["short_row_exp_rate"].c_str()));  // optional: 0 is exp_rate everywhere
   m.loadWarning = fields["load_warning"];
   m.source = path;
   return m;
@@ -439,7 +449,8 @@ std::string storeMachineModel(const MachineModel& m, const JitOptions& jit) {
   if (!m.device.empty()) out << "device=" << m.device << "\n";
   out << "threads=" << m.threads
       << "\nbandwidth1=" << m.bandwidth1 << "\nbandwidth=" << m.bandwidth << "\ncache_bytes=" << m.cacheBytes
-      << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\nproduct_flops=" << m.productFlops << "\n";
+      << "\nregion_seconds=" << m.regionSeconds << "\nexp_rate=" << m.expRate << "\nshort_row_exp_rate=" << m.shortRowExpRate
+      << "\nproduct_flops=" << m.productFlops << "\n";
   for (size_t l = 0; l < m.vectorFlops.size(); ++l)
     out << "vector_flops_" << MachineModel::kRateLengths[l] << "=" << m.vectorFlops[l] << "\nreduction_flops_"
         << MachineModel::kRateLengths[l] << "=" << m.reductionFlops[l] << "\nsparse_scratch_flops_"
