@@ -46,5 +46,6 @@ done
 $python scripts/bench_report.py docs/benchmarks.csv --command "OMP_WAIT_POLICY=$OMP_WAIT_POLICY ${command[*]}" --seconds "$seconds" \
   --load-before "$load_before" --load-after "$load_after" "${plots[@]}" \
   --scaling docs/benchmarks-scaling.csv --scaling-command "OMP_WAIT_POLICY=$OMP_WAIT_POLICY ${scaling[*]}" \
-  >docs/benchmarks.md
+  --keep docs/benchmarks.md >"$build/benchmarks.md"
+mv "$build/benchmarks.md" docs/benchmarks.md
 echo "wrote docs/benchmarks.md, docs/benchmarks*.csv, docs/benchmarks-t*.png ($seconds s for the main run)"
