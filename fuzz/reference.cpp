@@ -49,7 +49,7 @@ class Reference {
     };
     if (d.format.hasSparseLevel()) {
       TensorData result = d.pattern == s.lhs ? assembledPattern(s, d) : iteratedForm(values_.at(d.pattern));
-      if (d.format.patternLevels() < d.format.rank()) result = patternPrefix(result, d.format, d.shape);  // ssd: blocks under fibres
+      if (d.format.storesPatternPrefix()) result = patternPrefix(result, d.format, d.shape);  // ssd: blocks under fibres
       if (CsrMatrix* m = std::get_if<CsrMatrix>(&result)) {
         for (int64_t r = 0; r < m->rows; ++r)
           for (int64_t q = m->rowptr[r]; q < m->rowptr[r + 1]; ++q) {

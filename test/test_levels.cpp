@@ -79,6 +79,19 @@ TEST_CASE("levels: the named configurations' levels and ordering") {
   CHECK(errorOf([] { Format::coo(0); }) == "format coo needs a tensor of rank 1 or more, not 0");
 }
 
+TEST_CASE("levels: the levels that hold a pattern, and dense levels under them") {
+  const std::pair<const char*, int> cases[] = {{"dense", 0}, {"csr", 2}, {"csc", 2}, {"dcsr", 2}, {"ssd", 2}, {"dsd", 2}, {"sdd", 1}};
+  for (const auto& [text, levels] : cases) {
+    const int rank = std::string(text) == "csr" || std::string(text) == "csc" || std::string(text) == "dcsr" ? 2 : 3;
+    const Format f = parseFormat(text, rank);
+    INFO(text);
+    CHECK(f.patternLevels() == levels);
+    CHECK(f.storesPatternPrefix() == (levels > 0 && levels < rank));
+  }
+  CHECK(Format::csf(3).patternLevels() == 3);
+  CHECK_FALSE(Format::csf(3).storesPatternPrefix());
+}
+
 TEST_CASE("levels: str prints the name, else the levels and the ordering, and parses back") {
   CHECK(Format::dense(2).str() == "dense");
   CHECK(Format::dense(0).str() == "dense");

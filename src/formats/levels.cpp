@@ -128,6 +128,8 @@ int Format::patternLevels() const {
   return n;
 }
 
+bool Format::storesPatternPrefix() const { return hasSparseLevel() && patternLevels() < rank(); }
+
 std::string Format::str() const {
   // Smallest rank first where two names describe the same levels: "ss" is dcsr, "s" a vector.
   if (*this == dense(rank())) return "dense";

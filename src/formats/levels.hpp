@@ -95,6 +95,9 @@ class Format {
   // dense values under each position of its last pattern level (TTM's ssd: a row of l per (i,j)
   // fibre).
   int patternLevels() const;
+  // Dense levels under a sparse one (ssd, dsd): a block of values per position of the last
+  // pattern level, not one value per stored entry.
+  bool storesPatternPrefix() const;
   // The format kernels iterate for this one: each compressed-nonunique and singleton level a
   // compressed (unique) level, the mode ordering kept (coo: dcsr for a matrix, csf for a 3-tensor).
   // It stores the same entries (repeated coordinates summed, as the sum a repeat means), and a

@@ -165,22 +165,15 @@ class Estimator {
     return v;
   }
 
-  // Is `name` stored one value per stored entry of `pattern`'s last level?
-  bool storedAtEntries(const std::string& name, const std::string& pattern) const {
-    const TensorStorage& s = t_.tensor(name);
-    const Format& f = s.decl.format;
-    return f.hasSparseLevel() && f.patternLevels() == f.rank() && !s.shrunk() && (name == pattern || s.decl.pattern == pattern);
-  }
-
   // Does OpenMP's lowering compute this statement in one vector loop over all stored entries
   // (passes/flatten_entries.cpp)? An entry-wise statement under the last level of a pattern that
   // writes and reads only tensors stored at that pattern's entries (not a sum over the row).
   bool flatEntrywise(const TreeNode& n, const TreeNode* innermost) const {
     if (!m_.device.empty() || !innermost || innermost->loop.kind != LoopKind::Sparse || n.accumulates()) return false;
     const std::string& pattern = innermost->loop.pattern;
-    if (innermost->loop.level != t_.tensor(pattern).decl.format.rank() - 1 || !storedAtEntries(n.stmt.lhs, pattern)) return false;
+    if (innermost->loop.level != t_.tensor(pattern).decl.format.rank() - 1 || !t_.tensor(n.stmt.lhs).storedAtEntriesOf(pattern)) return false;
     for (const ExprNode* a : accesses(n.stmt.rhs))
-      if (!storedAtEntries(a->tensor, pattern)) return false;
+      if (!t_.tensor(a->tensor).storedAtEntriesOf(pattern)) return false;
     return true;
   }
 
@@ -189,7 +182,7 @@ class Estimator {
     const TensorStorage& s = t_.tensor(name);
     if (s.decl.role == TensorRole::Temporary && s.shrunk()) return 0;  // per-row scratch, in cache
     const Format& f = s.decl.format;
-    if (f.hasSparseLevel() && f.patternLevels() < f.rank()) {
+    if (f.storesPatternPrefix()) {
       // At a prefix of its pattern's levels: a block of the dense levels per last pattern position.
       double values = static_cast<double>(stats_.sparse.at(s.decl.pattern).positions(f.patternLevels() - 1));
       for (int l = f.patternLevels(); l < f.rank(); ++l) values *= static_cast<double>(s.decl.shape.at(static_cast<size_t>(f.dimension(l))));

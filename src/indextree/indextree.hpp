@@ -86,6 +86,9 @@ struct TensorStorage {
   TensorDecl decl;
   std::vector<bool> kept;  // one per dimension; all true until shrunk
   bool shrunk() const;
+  // Are its values one per stored entry of `pattern` (that pattern's own, or a tensor at all of
+  // its levels, unshrunk)? Not a prefix of the pattern (ssd: a block per fibre).
+  bool storedAtEntriesOf(const std::string& pattern) const;
 };
 
 struct IndexTree {

@@ -63,11 +63,6 @@ Pattern patternOf(const TensorData& v) {
 }
 
 // Positions of the last level: the values a tensor stored at the pattern has (nnz for csr).
-// Stored at a prefix of its pattern's levels, dense levels after them (TTM's ssd result).
-bool atPatternPrefix(const TensorStorage& s) {
-  return s.decl.format.hasSparseLevel() && s.decl.format.patternLevels() < s.decl.format.rank();
-}
-
 int64_t positionCount(const Pattern& p) {
   int64_t n = 1;
   for (const PatternLevel& l : p.levels) n = l.level.storesCoordinates() ? static_cast<int64_t>(l.crd.size()) : n * l.extent;
@@ -91,7 +86,7 @@ class Interpreter {
       if (s.decl.role != TensorRole::Output) continue;
       const Storage& st = store_.at(name);
       if (s.decl.format.hasSparseLevel()) {
-        TensorData result = atPatternPrefix(s) ? TensorData(patternPrefix(dataOf(s.decl.pattern), s.decl.format, s.decl.shape))
+        TensorData result = s.decl.format.storesPatternPrefix() ? TensorData(patternPrefix(dataOf(s.decl.pattern), s.decl.format, s.decl.shape))
                                                : dataOf(s.decl.pattern);
         valuesOf(result) = st.values;
         setValueType(result, s.decl.valueType);  // the values are of that type already
@@ -135,7 +130,7 @@ class Interpreter {
     } else if (s.decl.format.hasSparseLevel() && !s.shrunk()) {
       auto it = patterns_.find(s.decl.pattern);
       if (it == patterns_.end()) throw UserError("interpreter: pattern '" + s.decl.pattern + "' is not an input");
-      size = atPatternPrefix(s) ? patternPrefixValues(it->second.data, s.decl.format, s.decl.shape)
+      size = s.decl.format.storesPatternPrefix() ? patternPrefixValues(it->second.data, s.decl.format, s.decl.shape)
                                 : positionCount(it->second);
     } else {
       for (size_t d = 0; d < s.kept.size(); ++d)

@@ -28,6 +28,11 @@ bool TensorStorage::shrunk() const {
   return false;
 }
 
+bool TensorStorage::storedAtEntriesOf(const std::string& pattern) const {
+  const Format& f = decl.format;
+  return f.hasSparseLevel() && !f.storesPatternPrefix() && !shrunk() && (decl.name == pattern || decl.pattern == pattern);
+}
+
 const TensorStorage& IndexTree::tensor(const std::string& name) const {
   auto it = tensors.find(name);
   if (it == tensors.end()) throw UserError("index tree: unknown tensor '" + name + "'");

@@ -279,7 +279,7 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
       // The pattern's structure (csr's arrays, another format's levels, as the kernel iterates the
       // pattern: a coo input's converted form), its values zero.
       const TensorData& pattern = inputData(r.pattern);
-      const bool prefix = r.format.patternLevels() < r.format.rank();
+      const bool prefix = r.format.storesPatternPrefix();
       const int64_t values = prefix ? patternPrefixValues(pattern, r.format, r.shape) : static_cast<int64_t>(valuesOf(pattern).size());
       int64_t bytes = static_cast<int64_t>(sizeof(double)) * values;
       for (const LevelArray& a : levelArrays(pattern)) bytes += static_cast<int64_t>(a.bytes);

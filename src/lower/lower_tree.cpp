@@ -60,7 +60,7 @@ class TreeLowering {
     auto producer = producerIndices_.find(name);
     const std::vector<std::string>& idx = producer == producerIndices_.end() ? unwritten : producer->second;
     const Format& f = s.decl.format;
-    if (storesPositions(s) && !s.shrunk() && f.patternLevels() < f.rank()) {
+    if (storesPositions(s) && !s.shrunk() && f.storesPatternPrefix()) {
       // At a prefix of the pattern's levels: the positions of its last pattern level, times the
       // extents of the dense levels under it.
       Expr size = prefixPositions(s, idx);

@@ -32,13 +32,6 @@ std::string rowPattern(const LoopProgram& p, const StmtNode& loop, const Name& r
   return positions->text;
 }
 
-// Is `name` stored at the positions of `pattern` (its values one per stored entry)?
-bool storedAtPositions(const LoopProgram& p, const std::string& name, const std::string& pattern) {
-  const TensorStorage& s = p.tensors.at(name);
-  const Format& f = s.decl.format;  // a prefix of the pattern (ssd) holds a block per position of its last pattern level
-  return f.hasSparseLevel() && f.patternLevels() == f.rank() && !s.shrunk() && (name == pattern || s.decl.pattern == pattern);
-}
-
 // Reads and writes of one statement of the row's entry loop.
 struct EntryStatement {
   const LoopProgram& p;
@@ -52,7 +45,7 @@ struct EntryStatement {
     forEachExpr(value, [&](const Expr& e) {
       if (e->kind == ExprKind::Var || e->kind == ExprKind::Load) ok = false;
       if (e->kind == ExprKind::Access)
-        ok = ok && storedAtPositions(p, e->tensor, pattern) && (!writes.count(e->tensor) || flattened.count(e->tensor));
+        ok = ok && p.tensors.at(e->tensor).storedAtEntriesOf(pattern) && (!writes.count(e->tensor) || flattened.count(e->tensor));
     });
     return ok;
   }
@@ -69,7 +62,7 @@ struct EntryStatement {
   bool movable(const StmtNode& s, const std::set<std::string>& flattened) const {
     if (s.kind != StmtKind::Assign || s.update != Update::Set || s.target->kind != ExprKind::Access) return false;
     const std::string& target = s.target->tensor;
-    return p.tensors.at(target).decl.role == TensorRole::Temporary && storedAtPositions(p, target, pattern) &&
+    return p.tensors.at(target).decl.role == TensorRole::Temporary && p.tensors.at(target).storedAtEntriesOf(pattern) &&
            writes.at(target) == 1 && callsVectorMathIn(s.value) && readsEntryOnly(s.value, flattened);
   }
 };
