@@ -235,7 +235,7 @@ TEST_CASE("co-iteration: what is not supported is a user error naming the operan
                               "'*', '+' and '-')");
   CHECK(error("A = S + K") == "1:7: '+' of csr and csc operands 'S' and 'K' is not supported: their levels store the dimensions "
                               "in different orders (convert one)");
-  CHECK(error("A = D * E") == "1:7: '*' of dcsr operands with different patterns ('D' and 'E') is supported for csr only so far");
+  CHECK(error("A = D * S") == "1:7: '*' of dcsr and csr operands 'D' and 'S' is not supported: their levels differ (convert one)");
   CHECK(error("A(i,j) = S(i,j) + U(j,i)") == "1:17: '+' of csr operands with different patterns ('S' and 'U') needs both "
                                              "operands and the result accessed with the same indices");
   CHECK(error("A = (S + T) * 2") == "1:8: '+' of csr operands with different patterns ('S' and 'T') is supported only as a whole "

@@ -241,6 +241,14 @@ TensorData toTensorData(MarketData m);  // the same tensor
 // after them, every value 0 (positions of the last pattern level times the dense levels' sizes).
 // `pattern` is a SparseTensor or a CsrMatrix. TTM's ssd result at its csf input's (i,j) fibres.
 SparseTensor patternPrefix(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape);
+// The stored entries of two tensors of one format and shape merged level by level, values all 0
+// (the pattern a co-iteration assembles, docs/semantics.md "Two sparse patterns"): at each
+// compressed level, under an entry of the level above, the coordinates either stores (`unite`)
+// or both store, an operand without that entry storing none there. An entry both hold above the
+// last level is kept even where nothing below it meets. csr as a CsrMatrix (the function above),
+// other formats (a dense first level, then compressed unique levels) as SparseTensor. Throws
+// react::UserError when the formats or shapes differ, or a level is of another kind.
+TensorData mergedPattern(const TensorData& a, const TensorData& b, bool unite);
 // Its number of values, checked (checkedElementCount) without building it.
 int64_t patternPrefixValues(const TensorData& pattern, const Format& format, const std::vector<int64_t>& shape);
 ValueType valueTypeOf(const TensorData& v);

@@ -161,17 +161,19 @@ bool operator==(const Program& a, const Program& b);
 inline bool operator!=(const Program& a, const Program& b) { return !(a == b); }
 
 // Co-iteration (docs/semantics.md, "Two sparse patterns"): `A(i,j) = S(i,j) * T(i,j)` (also `+`, `-`)
-// whose two operands are stored at different patterns. A csr result is stored at a pattern of its
-// own, which the statement assembles (TensorDecl::pattern is the result's name): the intersection
-// of the operands' patterns for `*`, their union for `+` and `-`; a result declared dense holds
-// the same values and zeros elsewhere. Format inference admits csr operands with the same indices
-// as the result, for a program's result only.
+// whose two operands are stored at different patterns. A sparse result is stored at a pattern of
+// its own, which the statement assembles (TensorDecl::pattern is the result's name): the intersection
+// of the operands' patterns for `*`, their union for `+` and `-`, level by level (a
+// row both store is kept by `*` even where their columns do not meet); a result declared dense
+// holds the same values and zeros elsewhere. Format inference admits operands of one sparse format (csr,
+// csc, dcsr, csf, ...) with the same indices as the result, for a program's result only, stored
+// in that format (or dense where the first level is dense).
 struct CoIteration {
   std::vector<std::string> operands;  // the operands' patterns, in operand order
   bool unite = false;                 // union (`+`, `-`), else intersection (`*`)
 };
-// The co-iteration `s` is (its right-hand side `*`, `+` or `-` of two accesses to csr tensors
-// stored at different patterns, both with the left-hand side's indices), or nothing: the front
+// The co-iteration `s` is (its right-hand side `*`, `+` or `-` of two accesses to sparse tensors
+// of one format stored at different patterns, both with the left-hand side's indices), or nothing: the front
 // end admits no other (and passes that rebuild statements may not make one). `decl` gives the
 // declaration of a tensor by name.
 std::optional<CoIteration> coIterationOf(const Statement& s, const std::function<const TensorDecl&(const std::string&)>& decl);

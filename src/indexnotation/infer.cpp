@@ -39,7 +39,9 @@ class FormatInference {
     if (sparse.size() == 2 && out_.tensors.at(sparse[0]->tensor).pattern != out_.tensors.at(sparse[1]->tensor).pattern &&
         !reducedOrCopy(s)) {
       if (auto why = coIterationIllegal(s, *sparse[0], *sparse[1])) return illegal(where, *why);
-      return result(s, s.lhs, Format::csr());
+      const Format& operands = out_.tensors.at(sparse[0]->tensor).format;
+      if (auto why = assembledResultIllegal(s, operands)) return illegal(s.pos, *why);
+      return result(s, s.lhs, operands);
     }
     if (!sparse.empty()) {
       const ExprNode* first = sparse[0];
@@ -123,14 +125,32 @@ class FormatInference {
     if (fa.ordering() != fb.ordering())
       return what + " of " + formats + " operands " + operands +
              " is not supported: their levels store the dimensions in different orders (convert one)";
-    if (fa != Format::csr() || fb != Format::csr())
-      return what + " of " + formats + " operands with different patterns (" + operands + ") is supported for csr only so far";
+    if (fa != fb)
+      return what + " of " + formats + " operands " + operands + " is not supported: their levels differ (convert one)";
     if (a.indices != b.indices || s.lhsIndices != a.indices)
-      return what + " of csr operands with different patterns (" + operands +
+      return what + " of " + formats + " operands with different patterns (" + operands +
              ") needs both operands and the result accessed with the same indices";
     if (out_.tensors.at(s.lhs).role != TensorRole::Output)
-      return what + " of csr operands with different patterns (" + operands +
+      return what + " of " + formats + " operands with different patterns (" + operands +
              ") is supported only as a whole statement whose result is the program's, not inside a larger expression yet";
+    return std::nullopt;
+  }
+
+  // Why the result of a co-iteration over two patterns in `operands`' format cannot be stored as
+  // declared; nothing when it can. It is stored at the pattern its statement assembles, in that
+  // format, or dense where the first level is dense (csr's rows, csc's columns): a merge of first
+  // levels (dcsr's rows) visits the rows the assembled pattern keeps, and a dense result has none.
+  std::optional<std::string> assembledResultIllegal(const Statement& s, const Format& operands) const {
+    auto decl = declared_.tensors.find(s.lhs);
+    if (decl == declared_.tensors.end() || decl->second.format.levels().empty()) return std::nullopt;
+    const Format& f = decl->second.format;
+    const std::string merged = quoted(opName(s.rhs->op)) + " of two " + operands.str() + " patterns";
+    if (f.hasSparseLevel() && f != operands)
+      return "result " + quoted(s.lhs) + " is declared " + f.str() + " but is stored at the pattern " + merged +
+             " assembles: declare it " + operands.str() + ", or dense";
+    if (!f.hasSparseLevel() && operands.level(0).kind != LevelKind::Dense)
+      return "result " + quoted(s.lhs) + " is declared dense, which " + merged + " does not support yet: declare it " +
+             operands.str();
     return std::nullopt;
   }
 
@@ -172,8 +192,10 @@ std::optional<CoIteration> coIterationOf(const Statement& s, const std::function
   if (rhs->op != Op::Mul && rhs->op != Op::Add && rhs->op != Op::Sub) return std::nullopt;
   CoIteration c;
   for (const Expr& a : rhs->args) {
-    // csr operands accessed with the result's indices, nothing reduced
-    if (a->op != Op::Access || decl(a->tensor).format != Format::csr() || a->indices != s.lhsIndices) return std::nullopt;
+    // sparse operands of one format accessed with the result's indices, nothing reduced
+    if (a->op != Op::Access || a->indices != s.lhsIndices) return std::nullopt;
+    const Format& f = decl(a->tensor).format;
+    if (!f.hasSparseLevel() || f != decl(rhs->args[0]->tensor).format) return std::nullopt;
     c.operands.push_back(decl(a->tensor).pattern);
   }
   if (c.operands[0] == c.operands[1]) return std::nullopt;

@@ -106,11 +106,22 @@ class Interpreter {
   TensorData dataOf(const std::string& pattern) const {
     const Pattern& p = patterns_.at(pattern);
     if (!assembled_.count(pattern)) return p.data;
-    CsrMatrix m = std::get<CsrMatrix>(p.data);
-    m.rowptr = p.levels.at(1).pos;
-    m.col.assign(p.levels.at(1).crd.begin(), p.levels.at(1).crd.end());
-    m.val.assign(m.col.size(), 0.0);
-    return m;
+    if (const CsrMatrix* csr = std::get_if<CsrMatrix>(&p.data)) {
+      CsrMatrix m = *csr;
+      m.rowptr = p.levels.at(1).pos;
+      m.col.assign(p.levels.at(1).crd.begin(), p.levels.at(1).crd.end());
+      m.val.assign(m.col.size(), 0.0);
+      return m;
+    }
+    SparseTensor t = std::get<SparseTensor>(p.data);
+    for (size_t l = 0; l < p.levels.size(); ++l) {
+      const PatternLevel& level = p.levels[l];
+      if (level.level.kind == LevelKind::Dense) continue;
+      t.levels[l].pos = level.pos;
+      t.levels[l].crd.assign(level.crd.begin(), level.crd.end());
+    }
+    t.val.assign(p.levels.back().crd.size(), 0.0);
+    return t;
   }
 
   double identityOf(const std::string& name) const {
@@ -139,16 +150,37 @@ class Interpreter {
     store_[name] = Storage{std::vector<double>(static_cast<size_t>(size), init), s.decl.format, s.decl.shape, s.kept};
   }
 
-  // A pattern a merge loop assembles (csr: the front end admits no other), empty until the loop
-  // appends its entries, row after row.
+  // A pattern merge loops assemble, in the operands' format (a dense first level, then
+  // compressed ones: the front end admits no other), empty until the loops append its entries.
+  // A compressed level's positions start as [0] (or one per row under a dense first level); an
+  // entry appended above a compressed level opens its children there (appendEntry).
   void assemblePattern(const std::string& name, const TensorStorage& s) {
-    REACT_ASSERT(s.decl.format == Format::csr(), "interpreter: pattern '" + name + "' assembled in format " + s.decl.format.str());
-    CsrMatrix m;
-    m.rows = s.decl.shape.at(0);
-    m.cols = s.decl.shape.at(1);
-    Pattern p{m, {}};
-    p.levels.push_back(PatternLevel{Level::dense(), m.rows, {}, {}});
-    p.levels.push_back(PatternLevel{Level::compressed(), m.cols, std::vector<int64_t>(static_cast<size_t>(m.rows) + 1, 0), {}});
+    const Format& f = s.decl.format;
+    Pattern p;
+    for (int l = 0; l < f.rank(); ++l) {
+      const Level& level = f.level(l);
+      const int64_t extent = s.decl.shape.at(static_cast<size_t>(f.dimension(l)));
+      REACT_ASSERT(level.kind == LevelKind::Dense ? l == 0 : level.kind == LevelKind::Compressed && level.unique,
+                   "interpreter: pattern '" + name + "' assembled in format " + f.str());
+      // Positions: one more than the parent's entries (a first level's one parent; a dense
+      // first level's rows; none yet under a compressed level).
+      size_t parents = 0;
+      if (level.kind == LevelKind::Compressed) parents = l == 0 ? 1 : p.levels[0].level.kind == LevelKind::Dense && l == 1 ? static_cast<size_t>(p.levels[0].extent) : 0;
+      std::vector<int64_t> pos(level.kind == LevelKind::Compressed ? parents + 1 : 0, 0);
+      p.levels.push_back(PatternLevel{level, extent, std::move(pos), {}});
+    }
+    if (f == Format::csr()) {
+      CsrMatrix m;
+      m.rows = s.decl.shape.at(0);
+      m.cols = s.decl.shape.at(1);
+      p.data = m;
+    } else {
+      SparseTensor t;
+      t.format = f;
+      t.shape = s.decl.shape;
+      t.levels.resize(static_cast<size_t>(f.rank()));
+      p.data = t;
+    }
     patterns_[name] = std::move(p);
     assembled_.insert(name);
   }
@@ -302,7 +334,11 @@ class Interpreter {
     std::map<std::string, std::pair<int64_t, int64_t>> range;  // operand -> [next position, end)
     for (const std::string& o : loop.operands) {
       const Pattern& p = patterns_.at(o);
-      range[o] = p.levels.at(static_cast<size_t>(loop.level)).children(parentPosition(p, loop));
+      // Under a merge of the level above, an operand without the parent's coordinate has no
+      // children here.
+      const bool underMerge = loop.level > 0 && p.levels.at(static_cast<size_t>(loop.level - 1)).level.iteratedByPosition();
+      const int64_t parent = underMerge ? merged_.at(loop.parentIndex).at(o) : parentPosition(p, loop);
+      range[o] = parent < 0 ? std::pair<int64_t, int64_t>{0, 0} : p.levels.at(static_cast<size_t>(loop.level)).children(parent);
     }
     auto coordinate = [&](const std::string& o) {
       return patterns_.at(o).levels.at(static_cast<size_t>(loop.level)).crd[static_cast<size_t>(range.at(o).first)];
@@ -337,12 +373,20 @@ class Interpreter {
     merged_.erase(loop.index);
   }
 
-  // One more entry of the pattern a merge loop assembles, at `coordinate`: a value (the identity
-  // of what writes it) for every tensor stored at that pattern, and the loop's position there.
+  // One more entry of the pattern a merge loop assembles, at `coordinate`, and the loop's position
+  // there: at the last level a value (the identity of what writes it) for every tensor stored at
+  // that pattern; above it, the entry's children start where the next level's end now.
   void appendEntry(const IndexLoop& loop, int64_t coordinate) {
-    PatternLevel& level = patterns_.at(loop.pattern).levels.at(static_cast<size_t>(loop.level));
+    Pattern& p = patterns_.at(loop.pattern);
+    const size_t l = static_cast<size_t>(loop.level);
+    PatternLevel& level = p.levels.at(l);
     position_[loop.index] = static_cast<int64_t>(level.crd.size());
     level.crd.push_back(coordinate);
+    if (l + 1 < p.levels.size()) {
+      PatternLevel& next = p.levels[l + 1];
+      next.pos.push_back(static_cast<int64_t>(next.crd.size()));
+      return;
+    }
     for (const auto& [name, s] : t_.tensors)
       if (s.decl.format.hasSparseLevel() && s.decl.pattern == loop.pattern) store_.at(name).values.push_back(identityOf(name));
   }

@@ -271,9 +271,8 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
     if (r.sparse && loops_.assembledPatterns.count(r.pattern)) {
       // Assembled here, once for every run; the kernel's merge loops fill its values.
       const CoIteration& merged = loops_.assembledPatterns.at(r.pattern);
-      CsrMatrix m = mergedPattern(std::get<CsrMatrix>(inputData(merged.operands.at(0))),
-                                  std::get<CsrMatrix>(inputData(merged.operands.at(1))), merged.unite);
-      m.valueType = r.valueType;
+      TensorData m = mergedPattern(inputData(merged.operands.at(0)), inputData(merged.operands.at(1)), merged.unite);
+      setValueType(m, r.valueType);
       outputs[r.name] = std::move(m);
     } else if (r.sparse) {
       // The pattern's structure (csr's arrays, another format's levels, as the kernel iterates the

@@ -165,8 +165,23 @@ class TreeLowering {
   Stmt mergeLoop(const TreeNode& n) {
     const IndexLoop& loop = n.loop;
     auto finger = [&](const std::string& pattern) {
-      LevelIteration it = iterate(IndexLoop::sparse(loop.index, pattern, loop.level, loop.parentIndex));
-      return MergeFinger{pattern, loop.level, it.lo, it.hi};
+      const Format& f = t_.tensor(pattern).decl.format;
+      if (loop.level == 0 || !f.level(loop.level - 1).iteratedByPosition()) {
+        LevelIteration it = iterate(IndexLoop::sparse(loop.index, pattern, loop.level, loop.parentIndex));
+        return MergeFinger{pattern, loop.level, it.lo, it.hi};
+      }
+      // Under a merge of the level above: the children of that merge's finger of this pattern;
+      // none where the case runs without it, or where the first level's search found none (-1).
+      if (absent_.count(pattern)) return MergeFinger{pattern, loop.level, intImm(0), intImm(0)};
+      Expr parent = var(mergePosition(pattern, loop.level - 1), Type::Int64);
+      Name positions{Role::Positions, pattern, loop.level};
+      Expr lo = load(positions, parent, Type::Int64), hi = load(positions, binary(BinOp::Add, parent, intImm(1)), Type::Int64);
+      if (loop.level - 1 == 0 && pattern != loop.pattern) {
+        Expr none = binary(BinOp::Lt, parent, intImm(0));
+        lo = call(Callee::Select, {none, intImm(0), lo}, Type::Int64);
+        hi = call(Callee::Select, {none, intImm(0), hi}, Type::Int64);
+      }
+      return MergeFinger{pattern, loop.level, lo, hi};
     };
     std::vector<MergeFinger> fingers;
     for (const std::string& o : loop.operands) fingers.push_back(finger(o));
@@ -186,10 +201,31 @@ class TreeLowering {
       for (size_t f = 0; f < fingers.size(); ++f)
         if (!(m & (1u << f))) absent.insert(fingers[f].pattern);
       std::vector<Stmt> body;
+      const std::set<std::string> outer = absent_;
+      absent_.insert(absent.begin(), absent.end());
       for (const TreeNode& c : n.children) body.push_back(readAbsentAsZero(node(c), absent));
+      absent_ = outer;
       cases.push_back(block(std::move(body)));
     }
     return merge(Name{Role::Index, loop.index}, std::move(fingers), loop.unite, std::move(appended), std::move(masks), std::move(cases));
+  }
+
+  // A merge of first levels (dcsr's rows, csf's slices) as the nest's parallel loop: over the
+  // first level of the pattern the statement assembles (Kernel::bind merged it: every entry there
+  // is one the operands' merge visits), each operand's position found by a search, -1 where it
+  // holds no such entry (its children are then none: mergeLoop). The loop binds the index and
+  // the merge positions a merge of the level below starts from.
+  LevelIteration firstLevelMerge(const IndexLoop& loop) const {
+    REACT_ASSERT(loop.level == 0 && !loop.pattern.empty(), "lowering: a merge of first levels without the pattern it assembles");
+    LevelIteration it = iterate(IndexLoop::sparse(loop.index, loop.pattern, 0, ""));
+    Expr index = var(Name{Role::Index, loop.index}, Type::Int64);
+    it.bind.push_back(let(mergePosition(loop.pattern, 0), Type::Int64, var(it.counter, Type::Int64)));
+    for (const std::string& o : loop.operands) {
+      Expr end = load(Name{Role::Positions, o, 0}, intImm(1), Type::Int64);
+      it.bind.push_back(let(mergePosition(o, 0), Type::Int64,
+                            call(Callee::Find, {var(Name{Role::Coordinates, o, 0}, Type::Int32), intImm(0), end, index}, Type::Int64)));
+    }
+    return it;
   }
 
   // `s` with every read of a tensor stored at one of the `absent` patterns replaced by 0.
@@ -254,9 +290,12 @@ class TreeLowering {
       body.push_back(compute(top));
       return nest(name, std::move(body));
     }
-    // A merge over a first level (dcsr's rows) would be the nest's parallel loop: not admitted yet.
-    REACT_ASSERT(top.loop.kind != LoopKind::Merge, "lowering: a merge loop as a nest's outer loop");
-    LevelIteration it = iterate(top.loop);
+    if (top.loop.kind == LoopKind::Merge && t_.tensor(top.loop.operands.at(0)).decl.format.rank() == 1) {
+      // A merge of first levels that are the last (two sparse vectors): one serial merge.
+      body.push_back(mergeLoop(top));
+      return nest(name, std::move(body));
+    }
+    LevelIteration it = top.loop.kind == LoopKind::Merge ? firstLevelMerge(top.loop) : iterate(top.loop);
     std::vector<Stmt> children = it.bind;
     for (const TreeNode& c : top.children) children.push_back(node(c, locals[&c]));
     auto loop = copy(forLoop(it.counter, it.lo, it.hi, std::move(children)));
@@ -297,6 +336,7 @@ class TreeLowering {
   std::map<std::string, std::vector<std::string>> producerIndices_;
   std::map<std::string, double> identity_;
   std::set<std::string> locals_;  // temporaries a local variable holds where we are
+  std::set<std::string> absent_;  // patterns the merge case being lowered runs without
 };
 
 }  // namespace

@@ -74,6 +74,7 @@ std::string CppPrinter::expr(const Expr& e) const {
         case Callee::RowOf:
           if (e->args.size() == 4) return "react_row_from(" + a(0) + ", " + a(1) + ", " + a(3) + ", " + a(2) + ")";
           return "react_row_of(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
+        case Callee::Find: return "react_find(" + a(0) + ", " + a(1) + ", " + a(2) + ", " + a(3) + ")";
         case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
       }
       break;
@@ -221,7 +222,12 @@ std::string CppPrinter::print() {
        << "  while (hi < rows && positions[hi] <= p) { lo = hi; step *= 2; hi = lo + step; }\n"
        << "  if (hi > rows) hi = rows;\n"
        << "  while (hi - lo > 1) { const int64_t mid = lo + (hi - lo) / 2; if (positions[mid] <= p) lo = mid; else hi = mid; }\n"
-       << "  return lo;\n}\n#endif\n";
+       << "  return lo;\n}\n"
+       // Callee::Find: coordinates[lo, hi) increase.
+       << q << " int64_t react_find(const int32_t* coordinates, int64_t lo, int64_t hi, int64_t c) {\n"
+       << "  const int64_t end = hi;\n"
+       << "  while (lo < hi) { const int64_t mid = lo + (hi - lo) / 2; if (coordinates[mid] < c) lo = mid + 1; else hi = mid; }\n"
+       << "  return lo < end && coordinates[lo] == c ? lo : -1;\n}\n#endif\n";
   out_ << denseProductPrelude();
   out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)

@@ -76,7 +76,9 @@ enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // with positions[r] <= p (`positions` a Var of role Positions, p in [0, nnz)): a binary search
 // over all rows, or, given a row `from` at or before p's, steps doubling from there, then halving
 // (a chunk's last row is a row or two past its first: a few loads instead of a whole search).
-enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Cast };
+// Find(coordinates, lo, hi, c): the position of coordinate c among coordinates[lo, hi) (a Var of
+// role Coordinates, increasing there), -1 where it is not stored: a binary search.
+enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Find, Cast };
 
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;

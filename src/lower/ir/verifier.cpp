@@ -18,10 +18,14 @@ class Verifier {
       if (!k.transposedInputs.count(a)) declare(Name{Role::Size, a}, {false, Type::Int64});
     for (const std::string& a : k.patternArgs) {
       declare(Name{Role::StoredEntries, a}, {false, Type::Int64});
-      // Each compressed level's positions array, as a RowOf call names it.
+      // Each compressed level's positions array, as a RowOf call names it, and its coordinates, as
+      // a Find call does.
       const Format& f = k.tensors.at(a).decl.format;
       for (int l = 0; l < f.rank(); ++l)
-        if (f.level(l).kind == LevelKind::Compressed) declare(Name{Role::Positions, a, l}, {false, Type::Int64});
+        if (f.level(l).kind == LevelKind::Compressed) {
+          declare(Name{Role::Positions, a, l}, {false, Type::Int64});
+          declare(Name{Role::Coordinates, a, l}, {false, Type::Int32});
+        }
     }
   }
 
@@ -101,7 +105,8 @@ class Verifier {
   void operandTypes(const Expr& e, const Stmt& s) const {
     bool arithmetic = e->kind == ExprKind::Neg || e->kind == ExprKind::Binary ||
                       (e->kind == ExprKind::Call && e->callee != Callee::Cast && e->callee != Callee::Checked &&
-                       e->callee != Callee::Select && e->callee != Callee::RowOf);
+                       e->callee != Callee::Select && e->callee != Callee::RowOf &&
+                       e->callee != Callee::Find);
     if (!arithmetic) return;
     for (const Expr& a : e->args) sameType(e->type, a->type, "the operation " + print(e), s);
   }

@@ -43,7 +43,9 @@ LanePlacement placeOnLanes(const std::vector<Stmt>& body, const LoopProgram& p, 
   LanePlacement out;
   out.trips = floatImm(1.0);
   for (const Stmt& c : body) {
-    if (c->kind == StmtKind::Let && c->name.role == Role::Index) {
+    // The row's bindings (its coordinate; the merge positions a merge of first levels finds)
+    // are every lane's.
+    if (c->kind == StmtKind::Let && !c->isMutable && (c->name.role == Role::Index || c->name.role == Role::Position)) {
       out.body.push_back(c);
       continue;
     }
