@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -63,6 +64,7 @@ GenerationCounts& GenerationCounts::operator+=(const GenerationCounts& o) {
   refused += o.refused;
   brokeValueRules += o.brokeValueRules;
   contractions += o.contractions;
+  for (const auto& [format, n] : o.coIterations) coIterations[format] += n;
   for (const auto& [format, n] : o.reads) reads[format] += n;
   for (const auto& [format, n] : o.results) results[format] += n;
   return *this;
@@ -73,6 +75,8 @@ std::string GenerationCounts::str() const {
                   " contractions of a 3-tensor), drawn and refused by the front end " + std::to_string(refused) +
                   ", breaking the value rules " + std::to_string(brokeValueRules) + "; kept statements reading";
   for (const auto& [format, n] : reads) s += " " + format + " " + std::to_string(n) + (&n == &reads.rbegin()->second ? "" : ",");
+  s += "; co-iterations";
+  for (const auto& [format, n] : coIterations) s += " " + format + " " + std::to_string(n) + (&n == &coIterations.rbegin()->second ? "" : ",");
   s += "; results";
   for (const auto& [format, n] : results) s += " " + format + " " + std::to_string(n) + (&n == &results.rbegin()->second ? "" : ",");
   return s;
@@ -221,6 +225,23 @@ class Generator {
     return st;
   }
 
+  // `X(idx) op Y(idx)` of two sparse operands over the same indices (a co-iteration where their
+  // formats agree), or nothing when there are no two.
+  std::optional<Statement> coIteration(const std::string& lhs) {
+    std::vector<std::pair<const Operand*, const Operand*>> pairs;
+    for (const Operand& a : operands_)
+      for (const Operand& b : operands_)
+        if (a.sparse && b.sparse && a.name != b.name && a.indices == b.indices) pairs.emplace_back(&a, &b);
+    if (pairs.empty()) return std::nullopt;
+    const auto [a, b] = pairs[static_cast<size_t>(pick(static_cast<int>(pairs.size())))];
+    static const Op ops[] = {Op::Mul, Op::Add, Op::Sub};
+    Statement st;
+    st.lhs = lhs;
+    st.rhs = apply(ops[pick(3)], {access(a->name, a->indices), access(b->name, b->indices)});
+    st.lhsIndices = a->indices;
+    return st;
+  }
+
   std::mt19937_64& rng() { return rng_; }
 
  private:
@@ -274,11 +295,13 @@ std::optional<Format> prefixFormat(const Statement& st, const Environment& env) 
   return std::nullopt;
 }
 
-// A random statement writing `output`: a contraction of a rank-3 operand now and then, else a
-// random expression whose free indices are kept or reduced at random.
+// A random statement writing `output`: a contraction of a rank-3 operand now and then, or a
+// co-iteration of two sparse operands, else a random expression whose free indices are kept or reduced at random.
 std::pair<Statement, bool> drawStatement(Generator& g, const std::string& output) {
   if (g.pick(3) == 0)
     if (std::optional<Statement> c = g.contraction(output)) return {*c, true};
+  if (g.pick(6) == 0)
+    if (std::optional<Statement> c = g.coIteration(output)) return {*c, false};
   Statement st;
   st.lhs = output;
   st.rhs = g.gen(1 + g.pick(3));
@@ -320,6 +343,8 @@ void addStatements(RandomProgram& p, std::vector<Operand> operands, std::mt19937
       ++p.counts.kept;
       ++p.counts.results[formatKey(compiled.tensor(st.lhs).format)];
       p.counts.contractions += contraction ? 1 : 0;
+      if (auto c = coIterationOf(st, [&](const std::string& name) -> const TensorDecl& { return compiled.tensor(name); }))
+        ++p.counts.coIterations[formatKey(compiled.tensor(c->operands.at(0)).format)];
       std::set<std::string> read;
       for (const ExprNode* a : accesses(st.rhs))
         if (p.inputs.count(a->tensor) && read.insert(a->tensor).second) ++p.counts.reads[formatKey(p.env.tensors.at(a->tensor).declaredFormat())];
@@ -482,6 +507,7 @@ RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
     }
     auto ext = [&](const std::string& x) { return p.env.indexSizes.at(x); };
     std::vector<Operand> operands;
+    std::map<size_t, Format> drawnFormat;  // by rank: the last sparse format drawn
     auto randomPair = [&] {
       int a = pick(n), b = (a + 1 + pick(n - 1)) % n;
       return std::vector<std::string>{indices[static_cast<size_t>(a)], indices[static_cast<size_t>(b)]};
@@ -491,7 +517,11 @@ RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
       for (const std::string& x : idx) shape.push_back(ext(x));
       bool positive = true;
       if (sparse) {
-        const Format f = randomSparseFormat(static_cast<int>(shape.size()), rng);
+        // Half the time the format of the last sparse tensor of that rank: two patterns of one
+        // format meet in a co-iteration.
+        auto last = drawnFormat.find(shape.size());
+        const Format f = last != drawnFormat.end() && pick(2) ? last->second : randomSparseFormat(static_cast<int>(shape.size()), rng);
+        drawnFormat[shape.size()] = f;
         SparseTensor t = cooToSparse(randomEntries(shape, rng, positive), f);
         p.inputs[name] = f == Format::csr() ? TensorData(sparseToCsr(t)) : TensorData(std::move(t));
         p.env.declare(name, shape, f);
@@ -522,6 +552,7 @@ RandomProgram randomFuzzProgram(uint64_t seed, int maxStatements) {
       outside.assign(idx.begin() + 3, idx.end());
       idx.resize(3);
       add(names.tensor("X"), idx, pick(3) != 0);
+      if (operands.back().sparse && pick(3) == 0) add(names.tensor("Y"), idx, true);  // co-iterates with X now and then
       for (int c = 1 + pick(2); c > 0; --c) {
         std::string shared = idx[static_cast<size_t>(pick(3))], other;
         if (!outside.empty() && pick(4)) other = outside[static_cast<size_t>(pick(static_cast<int>(outside.size())))];

@@ -22,6 +22,7 @@ DenseTensor randomPositive(std::vector<int64_t> shape, uint64_t seed);  // value
 // `contractions`: kept MTTKRP- and TTM-like products of a rank-3 input and dense matrices.
 struct GenerationCounts {
   uint64_t kept = 0, refused = 0, brokeValueRules = 0, contractions = 0;
+  std::map<std::string, uint64_t> coIterations;  // kept co-iterations of two patterns, by their format
   std::map<std::string, uint64_t> reads;
   std::map<std::string, uint64_t> results;  // kept statements by their result's format (csc, ssd, dense2, ...)
   GenerationCounts& operator+=(const GenerationCounts& o);

@@ -76,23 +76,21 @@ class Reference {
 
   // The pattern a co-iteration assembles (docs/semantics.md, "Two sparse patterns"), found by
   // asking both operands (of the user's statement: expressions at a pattern each) at every
-  // coordinate: where both are stored for `*`, where either is for `+` and `-`.
+  // coordinate: where both are stored for `*`, where either is for `+` and `-`; in the result's
+  // format (csr data as a CsrMatrix).
   TensorData assembledPattern(const Statement& s, const TensorDecl& d) {
-    CsrMatrix m;
-    m.rows = d.shape.at(0);
-    m.cols = d.shape.at(1);
+    CooTensor entries;
+    entries.shape = d.shape;
+    entries.crd.resize(d.shape.size());
     const bool unite = s.rhs->op != Op::Mul;
-    for (int64_t r = 0; r < m.rows; ++r) {
-      for (int64_t c = 0; c < m.cols; ++c) {
-        idx_[s.lhsIndices[0]] = r;
-        idx_[s.lhsIndices[1]] = c;
-        const bool a = eval(s.rhs->args.at(0)).present, b = eval(s.rhs->args.at(1)).present;
-        if (unite ? a || b : a && b) m.col.push_back(static_cast<int32_t>(c));
-      }
-      m.rowptr.push_back(m.nnz());
-    }
-    m.val.assign(m.col.size(), 0.0);
-    return m;
+    forAll(s.lhsIndices, 0, [&] {
+      const bool a = eval(s.rhs->args.at(0)).present, b = eval(s.rhs->args.at(1)).present;
+      if (!(unite ? a || b : a && b)) return;
+      for (size_t dim = 0; dim < s.lhsIndices.size(); ++dim) entries.crd[dim].push_back(idx_.at(s.lhsIndices[dim]));
+      entries.val.push_back(0.0);
+    });
+    SparseTensor t = cooToSparse(entries, d.format);
+    return d.format == Format::csr() ? TensorData(sparseToCsr(t)) : TensorData(std::move(t));
   }
 
   const TensorValues& values() const { return values_; }

@@ -2,9 +2,12 @@
 """The user-facing tools on a device: react-gen's Kokkos kernels (on the GPU where react was built
 against a CUDA Kokkos) against its OpenMP kernels on the host, on a real matrix, through the files
 react-gen writes (-o), in float64 and float32. With --tensor, also the 3-tensor kernels (MTTKRP and
-TTM over a FROSTT file read into csf), in the fusion modes that compute them differently.
+TTM over a FROSTT file read into csf), in the fusion modes that compute them differently. With
+--other-matrix (of the matrix's shape) and --other-tensor, also co-iteration (`S + T`, `S * T`, ...
+of two patterns) in csc, dcsr and csf.
 
-    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--tensor B.tns] [--out DIR] [--program NAME]...
+    python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--tensor B.tns]
+        [--other-matrix T.mtx] [--other-tensor E.tns] [--out DIR] [--program NAME]...
 
 A result that is all zeros, differs in its pattern or shape, or differs by more than the tolerance
 fails the check (exit 1): 1e-12 of the largest value in float64; in float32 the bound two float32
@@ -19,8 +22,9 @@ import tempfile
 
 import numpy as np
 
-# (name, statement, react-gen arguments besides -i/-o, the sparse input: S a matrix or B a tensor,
-# fusion modes); every dense input generated from a fixed seed, so both targets see the same values.
+# (name, statement, react-gen arguments besides -i/-o, the sparse inputs: S a matrix, B a tensor, T
+# and E their others, fusion modes); every dense input generated from a fixed seed, so both targets
+# see the same values.
 PROGRAMS = [
     ("sddmm", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
     ("sddmm_ct", "A = S * (B @ C.T)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
@@ -38,6 +42,11 @@ PROGRAMS = [
     ("ttm_ssd", "A(i,j,l) = B(i,j,k) * C(k,l)", ["-g=C:u:7", "-d=l:16", "-f=A:ssd"], "B", ["react"]),
     ("sddmm_csc", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64", "-f=S:csc"], "S", ["react"]),
     ("softmax_dcsr", "A = softmax(S, axis=1)", ["-f=S:dcsr"], "S", ["react"]),
+    # co-iteration: the result's pattern assembled from both (a merge of dcsr's rows and csf's
+    # slices runs over the assembled first level)
+    ("mul_csc", "A = S * T", ["-f=S:csc", "-f=T:csc"], "ST", ["react"]),
+    ("add_dcsr", "A = S + T", ["-f=S:dcsr", "-f=T:dcsr"], "ST", ["react"]),
+    ("sub_csf", "A(i,j,k) = B(i,j,k) - E(i,j,k)", [], "BE", ["react"]),
 ]
 FLOAT64_TOLERANCE = 1e-12
 # Roundings in the longest sum a result element is, from the input's longest row (matrices: entries
@@ -49,6 +58,7 @@ ROUNDINGS = {
     "spmm_mm": lambda r: r["row"] + 256 + 2, "spmm_mm_right": lambda r: r["row"] + 256 + 2, "norm_row": lambda r: r["row"] + 2, "softmax": lambda r: r["row"] + 20,
     "mttkrp": lambda r: r["slice"] + 3, "mttkrp_fibre": lambda r: r["slice"] + 3, "ttm": lambda r: r["fibre"] + 1,
     "ttm_ssd": lambda r: r["fibre"] + 1, "sddmm_csc": lambda r: 64 + 2, "softmax_dcsr": lambda r: r["row"] + 20,
+    "mul_csc": lambda r: 1, "add_dcsr": lambda r: 1, "sub_csf": lambda r: 1,
 }
 
 
@@ -114,12 +124,19 @@ def main():
     parser.add_argument("--bin", required=True, help="folder with react-gen")
     parser.add_argument("--matrix", required=True, help="a Matrix Market file for S")
     parser.add_argument("--tensor", help="a FROSTT .tns file for B (the 3-tensor programs; skipped without it)")
+    parser.add_argument("--other-matrix", help="a Matrix Market file of S's shape for T (co-iteration; skipped without it)")
+    parser.add_argument("--other-tensor", help="a FROSTT .tns file for E (co-iteration with B; skipped without it)")
     parser.add_argument("--out", help="keep the result files here (default: a temporary folder)")
     parser.add_argument("--program", action="append", choices=[p[0] for p in PROGRAMS],
                         help="check only this program (repeatable; default: all)")
     args = parser.parse_args()
-    inputs = {"S": args.matrix, "B": args.tensor}
-    programs = [p for p in PROGRAMS if (not args.program or p[0] in args.program) and inputs[p[3]]]
+    inputs = {"S": args.matrix, "B": args.tensor, "T": args.other_matrix, "E": args.other_tensor}
+    programs = [p for p in PROGRAMS if (not args.program or p[0] in args.program) and all(inputs[x] for x in p[3])]
+    # B and E are read with the shape that holds both.
+    shapes = {}
+    if args.tensor and args.other_tensor:
+        extent = np.maximum(*(np.loadtxt(f, comments="#", ndmin=2)[:, :-1].max(axis=0) for f in (args.tensor, args.other_tensor)))
+        shapes = {x: f"-d={x}:" + "x".join(str(int(n)) for n in extent) for x in "BE"}
     out = args.out or tempfile.mkdtemp(prefix="react-device-check-")
     os.makedirs(out, exist_ok=True)
     gen = os.path.join(args.bin, "react-gen")
@@ -132,9 +149,10 @@ def main():
         for (name, statement, extra, sparse, modes), fusion in ((p, m) for p in programs for m in p[4]):
             files = {}
             for target in ("openmp", "kokkos"):
-                suffix = ".tns" if name.startswith("ttm") else ".mtx"
+                suffix = ".tns" if name.startswith("ttm") or "E" in sparse else ".mtx"
                 files[target] = os.path.join(out, f"{name}-{fusion}-{value_type}-{target}{suffix}")
-                run([gen, statement, f"-i={sparse}:{inputs[sparse]}", *extra, f"-t={value_type}",
+                read = [f"-i={x}:{inputs[x]}" for x in sparse] + ([shapes[x] for x in sparse] if "E" in sparse else [])
+                run([gen, statement, *read, *extra, f"-t={value_type}",
                      f"-target={target}", f"-fusion={fusion}", f"-o=A:{files[target]}"])
             shape_h, where_h, host = read_result(files["openmp"])
             shape_d, where_d, device = read_result(files["kokkos"])

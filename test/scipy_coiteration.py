@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Compares react-gen's co-iteration of two csr matrices with SciPy (docs/semantics.md, "Two
+"""Compares react-gen's co-iteration of two sparse matrices (csr, csc and dcsr) with SciPy (docs/semantics.md, "Two
 sparse patterns").
 
 usage: scipy_coiteration.py REACT_GEN WORKDIR FUSION TARGET CACHE_DIR
 
 For pairs of random matrices (empty rows, disjoint patterns, one pattern with other values,
 explicit zeros, an operand without entries) written as Matrix Market files, runs
-`react-gen 'A = S op T' -i=S:... -i=T:... -o=A:...` for op in *, +, - and checks:
+`react-gen 'A = S op T' -i=S:... -i=T:... -f=S:F -f=T:F -o=A:...` for op in *, +, - and each format F
+(the result is stored in F) and checks:
   - the values against SciPy's S.multiply(T), S + T, S - T, exactly (each entry is one operation);
   - the stored entries against the structural intersection / union SciPy computes from the
     patterns alone (all stored values replaced by 1, so nothing cancels): SciPy drops the
@@ -62,10 +63,10 @@ def write(name, m):
     return path
 
 
-def react(op, s, t):
+def react(op, s, t, fmt):
     out = f"{work}/A.mtx"
     args = [react_gen, f"A = S {op} T", f"-fusion={fusion}", f"-target={target}", f"-cache-dir={cache}",
-            f"-i=S:{s}", f"-i=T:{t}", f"-o=A:{out}"]
+            f"-i=S:{s}", f"-i=T:{t}", f"-f=S:{fmt}", f"-f=T:{fmt}", f"-o=A:{out}"]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     return scipy.io.mmread(out).tocoo()
 
@@ -79,14 +80,14 @@ def ones(m):
 failed = False
 for what, S, T in pairs():
     s, t = write("S", S), write("T", T)
-    for op in ["*", "+", "-"]:
-        got = react(op, s, t)
+    for fmt, op in [(fmt, op) for fmt in ["csr", "csc", "dcsr"] for op in ["*", "+", "-"]]:
+        got = react(op, s, t, fmt)
         want = {"*": S.multiply(T), "+": S + T, "-": S - T}[op]
         pattern = (ones(S).multiply(ones(T)) if op == "*" else ones(S) + ones(T)).tocoo()
         same_values = np.array_equal(got.toarray(), want.toarray())
         stored = sorted(zip(got.row.tolist(), got.col.tolist()))
         same_pattern = stored == sorted(zip(pattern.row.tolist(), pattern.col.tolist())) and len(set(stored)) == len(stored)
-        print(f"{what}, A = S {op} T: {got.nnz} stored entries (SciPy keeps {want.nnz}), values "
+        print(f"{fmt}, {what}, A = S {op} T: {got.nnz} stored entries (SciPy keeps {want.nnz}), values "
               f"{'equal' if same_values else 'DIFFER'}, pattern {'equal' if same_pattern else 'DIFFERS'}")
         failed |= not (same_values and same_pattern)
 sys.exit(1 if failed else 0)

@@ -121,13 +121,14 @@ TEST_CASE("react-gen and SciPy agree on SDDMM and SpMM-MM (cora)") {
   });
 }
 
-TEST_CASE("react-gen and SciPy agree on co-iteration: S * T, S + T, S - T of two csr matrices") {
+TEST_CASE("react-gen and SciPy agree on co-iteration: S * T, S + T, S - T of two csr, csc or dcsr matrices") {
   std::string dir = std::string(REACT_BINARY_DIR) + "/scipy-coiteration";
   std::filesystem::create_directories(dir);
   // The script writes pairs of matrices, runs react-gen, and compares values and stored entries with SciPy's.
   forEachScipyRun("scipy_coiteration.py", dir, [](const Result& r) {
-    for (const char* pair : {"random", "disjoint", "one pattern", "explicit zeros", "no entries"})
-      CHECK(r.output.find(std::string(pair) + ", A = S - T: ") != std::string::npos);
+    for (const char* format : {"csr", "csc", "dcsr"})
+      for (const char* pair : {"random", "disjoint", "one pattern", "explicit zeros", "no entries"})
+        CHECK(r.output.find(std::string(format) + ", " + pair + ", A = S - T: ") != std::string::npos);
   });
 }
 

@@ -244,8 +244,9 @@ SparseTensor patternPrefix(const TensorData& pattern, const Format& format, cons
 // The stored entries of two tensors of one format and shape merged level by level, values all 0
 // (the pattern a co-iteration assembles, docs/semantics.md "Two sparse patterns"): at each
 // compressed level, under an entry of the level above, the coordinates either stores (`unite`)
-// or both store, an operand without that entry storing none there. An entry both hold above the
-// last level is kept even where nothing below it meets. csr as a CsrMatrix (the function above),
+// or both store, an operand without that entry storing none there; an entry above the last
+// level is kept where entries are kept under it. So its entries are the union or the
+// intersection of the operands' stored entries, and nothing else. csr as a CsrMatrix (the function above),
 // other formats (a dense first level, then compressed unique levels) as SparseTensor. Throws
 // react::UserError when the formats or shapes differ, or a level is of another kind.
 TensorData mergedPattern(const TensorData& a, const TensorData& b, bool unite);

@@ -34,14 +34,14 @@ class LevelMerge {
 
  private:
   // Appends the entries of level l under one parent entry of the merged pattern, whose positions
-  // in a and b are pa and pb (-1: that operand does not hold it).
-  void children(int l, int64_t pa, int64_t pb) {
-    if (l == a_.rank()) return;
+  // in a and b are pa and pb (-1: that operand does not hold it); whether there are any. An entry
+  // above the last level with none under it is not kept.
+  bool children(int l, int64_t pa, int64_t pb) {
     const size_t level = static_cast<size_t>(l);
     if (a_.format.level(l).kind == LevelKind::Dense) {  // the first level only (formats the front end admits)
       const int64_t extent = a_.shape[static_cast<size_t>(a_.format.dimension(l))];
       for (int64_t c = 0; c < extent; ++c) children(l + 1, c, c);
-      return;
+      return true;
     }
     auto range = [&](const SparseTensor& t, int64_t p) {
       const std::vector<int64_t>& pos = t.levels[level].pos;
@@ -60,12 +60,17 @@ class LevelMerge {
       if (!unite_ && !(inA && inB)) break;  // the intersection is over
       if (unite_ || (holdsA && holdsB)) {
         out.crd.push_back(c);
-        children(l + 1, holdsA ? ia : -1, holdsB ? ib : -1);
+        if (l + 1 < a_.rank() && !children(l + 1, holdsA ? ia : -1, holdsB ? ib : -1)) {
+          out.crd.pop_back();  // and the end of its (no) children
+          m_.levels[level + 1].pos.pop_back();
+        }
       }
       ia += holdsA;
       ib += holdsB;
     }
+    const bool any = static_cast<int64_t>(out.crd.size()) > out.pos.back();
     out.pos.push_back(static_cast<int64_t>(out.crd.size()));
+    return any;
   }
 
   const SparseTensor& a_;

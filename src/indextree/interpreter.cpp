@@ -359,6 +359,7 @@ class Interpreter {
         index_[loop.index] = next;
         if (!loop.pattern.empty()) appendEntry(loop, next);
         for (const TreeNode& c : n.children) exec(c);
+        if (!loop.pattern.empty()) dropIfChildless(loop);
       }
       for (auto& [o, r] : range)
         if (r.first < r.second && coordinate(o) == next) ++r.first;
@@ -375,7 +376,8 @@ class Interpreter {
 
   // One more entry of the pattern a merge loop assembles, at `coordinate`, and the loop's position
   // there: at the last level a value (the identity of what writes it) for every tensor stored at
-  // that pattern; above it, the entry's children start where the next level's end now.
+  // that pattern; above it, the entry's children start where the next level's end now
+  // (dropIfChildless takes the entry back if none follow).
   void appendEntry(const IndexLoop& loop, int64_t coordinate) {
     Pattern& p = patterns_.at(loop.pattern);
     const size_t l = static_cast<size_t>(loop.level);
@@ -389,6 +391,19 @@ class Interpreter {
     }
     for (const auto& [name, s] : t_.tensors)
       if (s.decl.format.hasSparseLevel() && s.decl.pattern == loop.pattern) store_.at(name).values.push_back(identityOf(name));
+  }
+
+  // The entry a merge loop above the last level just appended, taken back if nothing was
+  // appended under it: an assembled pattern keeps only entries with stored entries under them
+  // (mergedPattern).
+  void dropIfChildless(const IndexLoop& loop) {
+    Pattern& p = patterns_.at(loop.pattern);
+    const size_t l = static_cast<size_t>(loop.level);
+    if (l + 1 == p.levels.size()) return;
+    std::vector<int64_t>& next = p.levels[l + 1].pos;
+    if (next[next.size() - 1] != next[next.size() - 2]) return;
+    next.pop_back();
+    p.levels[l].crd.pop_back();
   }
 
   const IndexTree& t_;

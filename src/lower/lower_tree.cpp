@@ -188,7 +188,7 @@ class TreeLowering {
     std::optional<MergeFinger> appended;
     if (!loop.pattern.empty()) {
       appended = finger(loop.pattern);
-      appended->hi = nullptr;
+      if (loop.level + 1 == t_.tensor(loop.pattern).decl.format.rank()) appended->hi = nullptr;
     }
     const unsigned all = (1u << fingers.size()) - 1;
     std::vector<unsigned> masks;

@@ -151,7 +151,7 @@ void CppPrinter::productOrNest(const StmtNode& n) {
 // finger (union) or every finger (intersection) has positions left. A finger past its end reads
 // the coordinate INT64_MAX, above every coordinate. The counter is the least coordinate; the
 // fingers holding it advance after the case of exactly those fingers has run (and with it the
-// appended position).
+// appended position; above the assembled pattern's last level, only where it holds the counter).
 void CppPrinter::merge(const StmtNode& m) {
   struct Finger {
     std::string position, coordinate, coordinates, hi;
@@ -164,7 +164,8 @@ void CppPrinter::merge(const StmtNode& m) {
     line("int64_t " + g.position + " = " + expr(f.lo) + ";");
     fingers.push_back(g);
   }
-  if (m.appended) line("int64_t " + mangle(mergePosition(m.appended->pattern, m.appended->level)) + " = " + expr(m.appended->lo) + ";");
+  const std::string appended = m.appended ? mangle(mergePosition(m.appended->pattern, m.appended->level)) : "";
+  if (m.appended) line("int64_t " + appended + " = " + expr(m.appended->lo) + ";");
   std::string running, least;
   for (const Finger& f : fingers) {
     running += (running.empty() ? "" : m.unite ? " || " : " && ") + f.position + " < " + f.hi;
@@ -182,8 +183,12 @@ void CppPrinter::merge(const StmtNode& m) {
     for (size_t f = 0; f < fingers.size(); ++f)
       holding += (f ? " && " : "") + fingers[f].coordinate + ((m.caseMasks[c] >> f) & 1u ? " == " : " != ") + counter;
     open((c ? "} else if (" : "if (") + holding + ") {");
+    if (m.appended && m.appended->hi)
+      open("if (" + appended + " < " + expr(m.appended->hi) + " && " + mangle(Name{Role::Coordinates, m.appended->pattern, m.appended->level}) +
+           "[" + appended + "] == " + counter + ") {");
     stmt(m.body[c]);
-    if (m.appended) line("++" + mangle(mergePosition(m.appended->pattern, m.appended->level)) + ";");
+    if (m.appended) line("++" + appended + ";");
+    if (m.appended && m.appended->hi) close();
     --depth_;
   }
   if (!m.body.empty()) line("}");

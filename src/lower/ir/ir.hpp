@@ -145,7 +145,10 @@ enum class StmtKind {
   // them hold (intersection) or any holds (union, `unite`), in increasing order, and body[k] runs
   // where exactly the fingers of caseMasks[k] hold it (bit f: fingers[f]). Inside, finger f's
   // position and coordinate are mergePosition / mergeCoordinate of its pattern and level; an
-  // `appended` pattern's position starts at its `lo` and advances by one after each case run.
+  // `appended` pattern's position starts at its `lo` and advances by one after each case run;
+  // given a `hi` (above the assembled pattern's last level, which keeps only entries with entries
+  // under them), a case runs, and the position advances, only where the appended level holds
+  // the counter at that position.
   Merge,
 };
 enum class Update { Set, Add, Max };
@@ -174,7 +177,7 @@ struct PrivateBuffer {
 struct MergeFinger {
   std::string pattern;
   int level = -1;
-  Expr lo, hi;  // an appended pattern's hi is unused (null)
+  Expr lo, hi;  // an appended pattern's hi: null at its last level (see StmtKind::Merge)
 };
 // The names of a finger's position and coordinate inside a Merge ("p1_S", "ix1_S"): a level
 // number sets them apart from a position loop's "p_j" and a counter's "ix_j".

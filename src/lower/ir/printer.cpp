@@ -113,7 +113,8 @@ class TextPrinter {
     }
   }
 
-  // "merge ix_j over p1_S in [lo, hi) | p1_T in [lo, hi) appending p1_A from lo {", then a
+  // "merge ix_j over p1_S in [lo, hi) | p1_T in [lo, hi) appending p1_A from lo {" (and "where
+  // stored before hi" above the assembled pattern's last level), then a
   // "when p1_S, p1_T {" block per case.
   void merge(const StmtNode& m) {
     std::string head = "merge " + mangle(m.counter) + " over ";
@@ -121,6 +122,7 @@ class TextPrinter {
       head += (f ? (m.unite ? " | " : " & ") : "") + mangle(mergePosition(m.fingers[f].pattern, m.fingers[f].level)) + " in [" +
               print(m.fingers[f].lo) + ", " + print(m.fingers[f].hi) + ")";
     if (m.appended) head += " appending " + mangle(mergePosition(m.appended->pattern, m.appended->level)) + " from " + print(m.appended->lo);
+    if (m.appended && m.appended->hi) head += " where stored before " + print(m.appended->hi);
     open(head + " {");
     for (size_t c = 0; c < m.body.size(); ++c) {
       std::string holding;
