@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +66,14 @@ CommandResult runCommand(const std::string& command) {
   while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+void requireEqualValues(const std::vector<double>& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    INFO("value " << k);
+    CHECK((got[k] == want[k] || (std::isnan(got[k]) && std::isnan(want[k]))));
+  }
 }
 
 void requireClose(const Program& program, const TensorValues& got, const TensorValues& want, const std::string& what) {

@@ -53,6 +53,9 @@ using fuzz::randomProgram;
 using fuzz::referenceEvaluate;
 using fuzz::relativeError;
 
+// `got` equals `want` value by value (a NaN where the other has a NaN), naming the first that differs.
+void requireEqualValues(const std::vector<double>& got, const std::vector<double>& want);
+
 // Checks every Output of `program` in `got` against `want` to 1e-12, naming the tensor.
 void requireClose(const Program& program, const TensorValues& got, const TensorValues& want, const std::string& what);
 

@@ -8,7 +8,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cmath>
 
 using namespace react;
 using test::randomCsr;
@@ -118,11 +117,7 @@ void requireSameCsr(const TensorData& got, const CsrMatrix& want) {
   CHECK(m.cols == want.cols);
   CHECK(m.rowptr == want.rowptr);
   CHECK(m.col == want.col);
-  REQUIRE(m.val.size() == want.val.size());
-  for (size_t k = 0; k < m.val.size(); ++k) {
-    INFO("value " << k);
-    CHECK((m.val[k] == want.val[k] || (std::isnan(m.val[k]) && std::isnan(want.val[k]))));
-  }
+  test::requireEqualValues(m.val, want.val);
 }
 
 constexpr FusionMode kModes[] = {FusionMode::None, FusionMode::Maximal, FusionMode::React};

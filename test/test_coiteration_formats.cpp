@@ -9,7 +9,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <map>
 #include <optional>
 
@@ -155,11 +154,7 @@ void requireSameTensor(const TensorData& got, const SparseTensor& want) {
   CHECK(m.format == want.format);
   CHECK(m.shape == want.shape);
   CHECK(m.levels == want.levels);
-  REQUIRE(m.val.size() == want.val.size());
-  for (size_t k = 0; k < m.val.size(); ++k) {
-    INFO("value " << k);
-    CHECK((m.val[k] == want.val[k] || (std::isnan(m.val[k]) && std::isnan(want.val[k]))));
-  }
+  test::requireEqualValues(m.val, want.val);
 }
 
 constexpr FusionMode kModes[] = {FusionMode::None, FusionMode::Maximal, FusionMode::React};
@@ -239,7 +234,7 @@ TEST_CASE("co-iteration of other formats: OpenMP and Kokkos kernels equal the in
   });
 }
 
-TEST_CASE("co-iteration of other formats: a csc result declared dense; what is refused names the tensors") {
+TEST_CASE("co-iteration of other formats: a csc result declared dense, and the refusals name the tensors") {
   const FormatCase csc = formatCases().front();
   const Operands o = operandPairs(csc).front();
   Environment env;

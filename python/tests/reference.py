@@ -103,11 +103,13 @@ class Parser:
             self.take(",")
             args.append(self.expr(0))
         self.take(")")
-        reduced = []
-        while args[-1].op == "access" and args[-1].name not in self.tensors:
-            reduced.insert(0, args.pop().name)
-        if reduced:
-            return Expr("reduce", (args[0],), indices=reduced, reduce=value)
+        # As react reads them: sum's arguments after the first are indices, whatever else the
+        # names are (a tensor may share its name with an index); max is a reduction when each
+        # later argument is a bare name free in the first.
+        bare = [a.op == "access" and not a.indices for a in args[1:]]
+        if value == "sum" or (value == "max" and len(args) > 1 and all(bare) and
+                              all(a.name in free(args[0]) for a in args[1:])):
+            return Expr("reduce", (args[0],), indices=[a.name for a in args[1:]], reduce=value)
         return Expr(value, tuple(args))  # exp, sqrt, log; max, min (binary); where
 
 
