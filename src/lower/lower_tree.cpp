@@ -212,18 +212,24 @@ class TreeLowering {
 
   // A merge of first levels (dcsr's rows, csf's slices) as the nest's parallel loop: over the
   // first level of the pattern the statement assembles (Kernel::bind merged it: every entry there
-  // is one the operands' merge visits), each operand's position found by a search, -1 where it
-  // holds no such entry (its children are then none: mergeLoop). The loop binds the index and
-  // the merge positions a merge of the level below starts from.
+  // is one the operands' merge visits), each operand's position found by a search (in the window
+  // the coordinate allows), -1 where it holds no such entry (its children are then none:
+  // mergeLoop). The loop binds the index and the merge positions a merge of the level below
+  // starts from.
   LevelIteration firstLevelMerge(const IndexLoop& loop) const {
     REACT_ASSERT(loop.level == 0 && !loop.pattern.empty(), "lowering: a merge of first levels without the pattern it assembles");
     LevelIteration it = iterate(IndexLoop::sparse(loop.index, loop.pattern, 0, ""));
     Expr index = var(Name{Role::Index, loop.index}, Type::Int64);
     it.bind.push_back(let(mergePosition(loop.pattern, 0), Type::Int64, var(it.counter, Type::Int64)));
     for (const std::string& o : loop.operands) {
-      Expr end = load(Name{Role::Positions, o, 0}, intImm(1), Type::Int64);
+      // The operand's n rows are distinct coordinates in [0, extent), in order: coordinate c can
+      // only be at a position in [c - (extent - n), c], which is c itself where no row is empty.
+      Expr rows = load(Name{Role::Positions, o, 0}, intImm(1), Type::Int64);
+      Expr from = binary(BinOp::Sub, index, binary(BinOp::Sub, extent(loop.index), rows)), to = binary(BinOp::Add, index, intImm(1));
+      Expr lo = call(Callee::Select, {binary(BinOp::Gt, from, intImm(0)), from, intImm(0)}, Type::Int64);
+      Expr hi = call(Callee::Select, {binary(BinOp::Lt, to, rows), to, rows}, Type::Int64);
       it.bind.push_back(let(mergePosition(o, 0), Type::Int64,
-                            call(Callee::Find, {var(Name{Role::Coordinates, o, 0}, Type::Int32), intImm(0), end, index}, Type::Int64)));
+                            call(Callee::Find, {var(Name{Role::Coordinates, o, 0}, Type::Int32), lo, hi, index}, Type::Int64)));
     }
     return it;
   }
