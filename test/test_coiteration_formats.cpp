@@ -7,6 +7,8 @@
 // Kokkos kernels of every fusion mode, float64 and float32, against the interpreter, exactly.
 #include "support.hpp"
 
+#include "formats/random.hpp"
+
 #include <doctest/doctest.h>
 
 #include <map>
@@ -40,15 +42,9 @@ CooTensor randomEntries(const std::vector<int64_t>& shape, double density, uint6
   c.crd.resize(shape.size());
   int64_t size = 1;
   for (int64_t d : shape) size *= d;
-  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  Rng rng(seed);
   for (int64_t e = 0; e < size; ++e) {
-    if (static_cast<double>(next() % 1000) >= density * 1000) continue;
+    if (rng.uniform() >= density) continue;
     std::vector<int64_t> at(shape.size());
     int64_t rest = e;
     for (size_t d = shape.size(); d-- > 0;) {
@@ -57,7 +53,7 @@ CooTensor randomEntries(const std::vector<int64_t>& shape, double density, uint6
     }
     if (skip > 0 && at[0] % skip == 0) continue;
     for (size_t d = 0; d < shape.size(); ++d) c.crd[d].push_back(at[d]);
-    c.val.push_back(static_cast<double>(next() % 2001) / 500.0 - 2.0);
+    c.val.push_back(4 * rng.uniform() - 2);  // [-2, 2)
   }
   return c;
 }

@@ -4,7 +4,6 @@
 #include "formats/parallel.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -415,28 +414,6 @@ template CsrMatrix buildCsr<int64_t>(int64_t, int64_t, const std::vector<Triplet
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
-CsrMatrix mergedPattern(const CsrMatrix& a, const CsrMatrix& b, bool unite) {
-  if (a.rows != b.rows || a.cols != b.cols)
-    throw UserError("merging csr patterns of " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " and " +
-                    std::to_string(b.rows) + " x " + std::to_string(b.cols) + " matrices");
-  CsrMatrix m;
-  m.rows = a.rows;
-  m.cols = a.cols;
-  m.rowptr.assign(static_cast<size_t>(a.rows) + 1, 0);
-  std::vector<int32_t> row;
-  for (int64_t r = 0; r < a.rows; ++r) {
-    const auto ab = a.col.begin() + a.rowptr[r], ae = a.col.begin() + a.rowptr[r + 1];
-    const auto bb = b.col.begin() + b.rowptr[r], be = b.col.begin() + b.rowptr[r + 1];
-    row.clear();
-    if (unite) std::set_union(ab, ae, bb, be, std::back_inserter(row));
-    else std::set_intersection(ab, ae, bb, be, std::back_inserter(row));
-    m.col.insert(m.col.end(), row.begin(), row.end());
-    m.rowptr[static_cast<size_t>(r) + 1] = m.nnz();
-  }
-  m.val.assign(m.col.size(), 0.0);
-  return m;
-}
-
 CsrMatrix cooToCsr(const CooMatrix& coo) {
   if (coo.rows < 0 || coo.cols < 0) throw UserError("cooToCsr: negative size " + dims(coo.rows, coo.cols));
   checkCols32(coo.cols, "cooToCsr");

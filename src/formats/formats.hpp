@@ -119,10 +119,6 @@ struct CooMatrix {
   int64_t entries() const { return static_cast<int64_t>(row.size()); }
 };
 
-// The stored entries of two csr matrices of one shape merged, values all 0 (the pattern a
-// co-iteration assembles, docs/semantics.md "Two sparse patterns"): their union when `unite`,
-// else their intersection. Throws react::UserError when the shapes differ.
-CsrMatrix mergedPattern(const CsrMatrix& a, const CsrMatrix& b, bool unite);
 CsrMatrix cooToCsr(const CooMatrix& coo);  // sorts, sums duplicates, keeps explicit zeros; float64
 CooMatrix csrToCoo(const CsrMatrix& csr);
 DenseTensor csrToDense(const CsrMatrix& csr);    // keeps the value type
@@ -246,7 +242,7 @@ SparseTensor patternPrefix(const TensorData& pattern, const Format& format, cons
 // compressed level, under an entry of the level above, the coordinates either stores (`unite`)
 // or both store, an operand without that entry storing none there; an entry above the last
 // level is kept where entries are kept under it. So its entries are the union or the
-// intersection of the operands' stored entries, and nothing else. csr as a CsrMatrix (the function above),
+// intersection of the operands' stored entries, and nothing else. csr as a CsrMatrix,
 // other formats (a dense first level, then compressed unique levels) as SparseTensor. Throws
 // react::UserError when the formats or shapes differ, or a level is of another kind.
 TensorData mergedPattern(const TensorData& a, const TensorData& b, bool unite);

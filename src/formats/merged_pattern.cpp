@@ -82,8 +82,10 @@ class LevelMerge {
 }  // namespace
 
 TensorData mergedPattern(const TensorData& a, const TensorData& b, bool unite) {
-  if (std::holds_alternative<CsrMatrix>(a) && std::holds_alternative<CsrMatrix>(b))
-    return mergedPattern(std::get<CsrMatrix>(a), std::get<CsrMatrix>(b), unite);
+  const CsrMatrix* ca = std::get_if<CsrMatrix>(&a);
+  const CsrMatrix* cb = std::get_if<CsrMatrix>(&b);
+  if (ca && cb)  // csr's levels as a SparseTensor's (a copy of the arrays, once per binding)
+    return sparseToCsr(std::get<SparseTensor>(mergedPattern(TensorData(csrToSparse(*ca)), TensorData(csrToSparse(*cb)), unite)));
   const SparseTensor* sa = std::get_if<SparseTensor>(&a);
   const SparseTensor* sb = std::get_if<SparseTensor>(&b);
   if (!sa || !sb || sa->format != sb->format)

@@ -164,9 +164,12 @@ class Interpreter {
                    "interpreter: pattern '" + name + "' assembled in format " + f.str());
       // Positions: one more than the parent's entries (a first level's one parent; a dense
       // first level's rows; none yet under a compressed level).
-      size_t parents = 0;
-      if (level.kind == LevelKind::Compressed) parents = l == 0 ? 1 : p.levels[0].level.kind == LevelKind::Dense && l == 1 ? static_cast<size_t>(p.levels[0].extent) : 0;
-      std::vector<int64_t> pos(level.kind == LevelKind::Compressed ? parents + 1 : 0, 0);
+      std::vector<int64_t> pos;
+      if (level.kind == LevelKind::Compressed) {
+        const PatternLevel* parent = l == 0 ? nullptr : &p.levels.back();
+        const int64_t parents = !parent ? 1 : parent->level.kind == LevelKind::Dense ? parent->extent : 0;
+        pos.assign(static_cast<size_t>(parents) + 1, 0);
+      }
       p.levels.push_back(PatternLevel{level, extent, std::move(pos), {}});
     }
     if (f == Format::csr()) {
