@@ -100,7 +100,6 @@ std::optional<Mismatch> checkFusedTrees(const RandomProgram& p, const Program& c
       if (auto m = guarded(stage, [&] { return check(interpret(fuse(compiled, mode), inputs), stage); })) return m;
       continue;
     }
-    if (coIterates(compiled)) continue;  // auto does not cost co-iteration (it refuses)
     AutoDecision d;
     if (auto m = guarded(prefix + "fusion auto", [&]() -> std::optional<Mismatch> {
           d = decideFusion(compiled, inputStats(inputs), fuzzMachine(p));

@@ -145,8 +145,8 @@ class Fuzzer {
 
   void jitPart(std::vector<Checked>& all, const JitConfig& config) {
     std::vector<Checked*> batch;
-    for (Checked& c : all)  // auto refuses co-iteration
-      if (!c.failed && !(config.mode == FusionMode::Auto && coIterates(c.compiled))) batch.push_back(&c);
+    for (Checked& c : all)
+      if (!c.failed) batch.push_back(&c);
     if (batch.empty()) return;
     progress_.say("compiling " + std::to_string(batch.size()) + " programs: " + stageName(config));
     std::vector<Kernel> kernels;
@@ -232,7 +232,6 @@ std::optional<Mismatch> checkAll(const RandomProgram& p, const FuzzOptions& o, c
   if (!compiled) return Mismatch{"front end", "the program does not parse"};
   if (auto m = checkInterpreter(p, *compiled, o.modes, checksFloat32(o))) return m;
   for (FusionMode mode : o.modes) {
-    if (mode == FusionMode::Auto && coIterates(*compiled)) continue;  // auto refuses co-iteration
     for (Target t : o.emitters)
       for (bool bounds : {false, true})
         for (ValueType type : o.valueTypes)

@@ -118,7 +118,6 @@ TEST_CASE("fuzz: auto decides for machines drawn from the programs, so its kerne
     RandomProgram p = randomFuzzProgram(seed, 8);
     CHECK(fuzzMachine(p).bandwidth == fuzzMachine(p).bandwidth);  // the same machine on a replay
     const Program compiled = *compileProgram(p);
-    if (coIterates(compiled)) continue;  // auto refuses co-iteration
     AutoDecision d = decideFusion(compiled, inputStats(p.inputs), fuzzMachine(p));
     const AutoCandidate& c = d.choice();
     modes.insert(toString(c.mode));

@@ -90,17 +90,7 @@ std::string AutoCandidate::label() const {
   return toString(mode);
 }
 
-bool coIterates(const Program& p) {
-  return std::any_of(p.statements.begin(), p.statements.end(), [&](const Statement& s) {
-    return coIterationOf(s, [&](const std::string& name) -> const TensorDecl& { return p.tensor(name); }).has_value();
-  });
-}
-
 void requireStatistics(const Program& p, const InputStats& stats) {
-  for (const Statement& s : p.statements)
-    if (coIterationOf(s, [&](const std::string& name) -> const TensorDecl& { return p.tensor(name); }))
-      throw UserError("auto: '" + s.str() + "' co-iterates two sparse patterns, which the cost model does not know "
-                      "(choose a fusion mode)");
   for (const auto& [name, decl] : p.tensors) {
     if (decl.role != TensorRole::Input || !decl.format.hasSparseLevel()) continue;
     auto found = stats.sparse.find(name);

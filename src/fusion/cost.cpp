@@ -63,6 +63,12 @@ std::string positionsSymbol(const std::string& pattern, int level, int rank) {
   return (level == rank - 1 ? "nnz(" : "nnz" + std::to_string(level) + "(") + pattern + ")";
 }
 
+std::string mergedName(const IndexLoop& merge) {
+  std::string name;
+  for (const std::string& o : merge.operands) name += (name.empty() ? "" : merge.unite ? " | " : " & ") + o;
+  return name;
+}
+
 // Iterations of the loops on `path`: a sparse loop over level l of S under row index r replaces
 // the count of r's loop (N_r, or the positions of level l-1) by the positions of level l.
 std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
@@ -81,12 +87,7 @@ std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path) {
       auto row = std::find(symbols.begin(), symbols.end(), parent->second);
       if (row != symbols.end()) symbols.erase(row);
     }
-    // A merge visits the coordinates of its operands' union or intersection: "nnz(S | T)".
-    std::string iterated = loop.pattern;
-    if (loop.kind == LoopKind::Merge) {
-      iterated.clear();
-      for (const std::string& o : loop.operands) iterated += (iterated.empty() ? "" : loop.unite ? " | " : " & ") + o;
-    }
+    const std::string iterated = loop.kind == LoopKind::Merge ? mergedName(loop) : loop.pattern;
     const std::string& levels = loop.kind == LoopKind::Merge ? loop.operands.front() : loop.pattern;
     symbols.push_back(positionsSymbol(iterated, loop.level, t.tensor(levels).decl.format.rank()));
     countOf[loop.index] = symbols.back();

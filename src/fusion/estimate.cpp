@@ -51,10 +51,48 @@ double structureBytes(const SparseStats& s, const Format& f) {
   return bytes;
 }
 
+// The statistics of a merge of patterns a and b of format f: at each level an intersection holds at
+// most the fewer positions of the two, a union at most their sum (and no more than the coordinates
+// the level's extents allow). Upper bounds, for the merge runs when a kernel is bound, after auto
+// has chosen: an intersection of patterns that overlap little, and a union of patterns that
+// overlap much, hold fewer.
+SparseStats mergedStats(const SparseStats& a, const SparseStats& b, bool unite, const Format& f) {
+  const std::vector<int64_t> shape = a.shape.empty() ? std::vector<int64_t>{a.rows, a.cols} : a.shape;
+  SparseStats m{a.rows, a.cols, 0, 0};
+  m.shape = shape;
+  double coordinates = 1;
+  for (int l = 0; l < f.rank(); ++l) {
+    coordinates *= static_cast<double>(shape.at(static_cast<size_t>(f.dimension(l))));
+    const int64_t pa = a.positions(l), pb = b.positions(l);
+    int64_t p = std::min(pa, pb);
+    if (f.level(l).kind == LevelKind::Dense) p = pa;
+    else if (unite) p = static_cast<int64_t>(std::min(static_cast<double>(pa) + static_cast<double>(pb), coordinates));
+    m.levelPositions.push_back(p);
+  }
+  m.nnz = m.levelPositions.back();
+  m.longestRow = unite ? std::min(a.longestRow + b.longestRow, m.nnz) : std::min(a.longestRow, b.longestRow);
+  return m;
+}
+
+// `stats` with those of the patterns `t`'s merge loops visit (by fusion::mergedName) and assemble
+// (by the result's pattern).
+InputStats withMerges(const IndexTree& t, const InputStats& stats) {
+  InputStats all = stats;
+  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+    if (n.kind != NodeKind::Index || n.loop.kind != LoopKind::Merge) return;
+    const IndexLoop& loop = n.loop;
+    const SparseStats m = mergedStats(stats.sparse.at(loop.operands.at(0)), stats.sparse.at(loop.operands.at(1)), loop.unite,
+                                      t.tensor(loop.operands.at(0)).decl.format);
+    all.sparse[fusion::mergedName(loop)] = m;
+    if (!loop.pattern.empty()) all.sparse[loop.pattern] = m;
+  });
+  return all;
+}
+
 class Estimator {
  public:
   Estimator(const IndexTree& t, const InputStats& stats, const MachineModel& m)
-      : t_(t), stats_(stats), m_(m), nnz_(nnzOf(stats)), symbols_(costSymbols(t, nnz_)) {
+      : t_(t), stats_(withMerges(t, stats)), m_(m), nnz_(nnzOf(stats_)), symbols_(costSymbols(t, nnz_)) {
     for (const auto& [name, s] : t.tensors)
       if (s.decl.format.hasSparseLevel() && !nnz_.count(s.decl.pattern))
         throw UserError("auto: no statistics for sparse input '" + s.decl.pattern + "'");
@@ -65,6 +103,12 @@ class Estimator {
       for (int l = 0; l + 1 < f.rank(); ++l)
         symbols_[fusion::positionsSymbol(name, l, f.rank())] = static_cast<double>(stats_.sparse.at(name).positions(l));
     }
+    visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+      if (n.kind != NodeKind::Index || n.loop.kind != LoopKind::Merge) return;
+      const std::string merged = fusion::mergedName(n.loop);
+      const int rank = t.tensor(n.loop.operands.front()).decl.format.rank();
+      symbols_[fusion::positionsSymbol(merged, n.loop.level, rank)] = static_cast<double>(stats_.sparse.at(merged).positions(n.loop.level));
+    });
   }
 
   CostEstimate run() {
@@ -159,6 +203,11 @@ class Estimator {
     path.pop_back();
   }
 
+  // The statistics of the pattern a sparse or merge loop visits.
+  const SparseStats& statsOf(const IndexLoop& loop) const {
+    return stats_.sparse.at(loop.kind == LoopKind::Merge ? fusion::mergedName(loop) : loop.pattern);
+  }
+
   double evaluate(const std::vector<std::string>& symbols) const {
     double v = 1;
     for (const std::string& s : symbols) v *= symbols_.at(s);
@@ -198,10 +247,13 @@ class Estimator {
     for (const TreeNode* a : path) {
       if (a->kind != NodeKind::Index) continue;
       innermost = a;
-      if (a->loop.kind != LoopKind::Sparse) continue;
+      if (a->loop.kind == LoopKind::Dense) continue;
       sparseCoordinates.push_back(a->loop.index);
-      nest.bytes[a->loop.pattern + " structure"] =
-          structureBytes(stats_.sparse.at(a->loop.pattern), t_.tensor(a->loop.pattern).decl.format);
+      // A merge reads its operands' structure and the assembled pattern's.
+      std::vector<std::string> patterns = a->loop.kind == LoopKind::Merge ? a->loop.operands : std::vector<std::string>{};
+      if (!a->loop.pattern.empty()) patterns.push_back(a->loop.pattern);
+      for (const std::string& p : patterns)
+        nest.bytes[p + " structure"] = structureBytes(stats_.sparse.at(p), t_.tensor(p).decl.format);
     }
     {
       // A reset stores the identity into each element of a shrunk array: one operation per trip
@@ -213,9 +265,10 @@ class Estimator {
       double flops = reset ? trips : trips * (fusion::operatorCount(n.stmt.rhs) + (n.accumulates() ? 1 : 0));
       double length = 1;
       if (innermost && innermost->loop.kind == LoopKind::Dense) length = symbols_.at(fusion::extentSymbol(innermost->loop.index));
-      if (innermost && innermost->loop.kind == LoopKind::Sparse) {
+      const bool merges = innermost && innermost->loop.kind == LoopKind::Merge;
+      if (innermost && innermost->loop.kind != LoopKind::Dense) {
         // The level's average run under one parent position (csr: a row's length).
-        const SparseStats& s = stats_.sparse.at(innermost->loop.pattern);
+        const SparseStats& s = statsOf(innermost->loop);
         const int level = innermost->loop.level;
         const double parents = level == 0 ? 1.0 : static_cast<double>(s.positions(level - 1));
         length = parents > 0 ? std::max(1.0, static_cast<double>(s.positions(level)) / parents) : 1;
@@ -227,7 +280,8 @@ class Estimator {
       bool sparseRow = !reset && !sums && !sparseCoordinates.empty() && innermost->loop.kind == LoopKind::Dense &&
                        std::find(n.stmt.lhsIndices.begin(), n.stmt.lhsIndices.end(), sparseCoordinates.back()) ==
                            n.stmt.lhsIndices.end();
-      double rate = sums ? m_.reductionRate(length)
+      // A merge's compare-and-advance loop does not vectorise: it runs at the scalar loop's rate.
+      double rate = sums || merges ? m_.reductionRate(length)
                          : sparseRow ? m_.sparseRowRate(length, t_.tensor(n.stmt.lhs).shrunk()) : m_.vectorRate(length);
       double seconds = flops / rate;
       if (!reset && m_.expRate > 0 && expLogCalls(n.stmt.rhs) > 0) {
@@ -239,9 +293,9 @@ class Estimator {
       nest.seconds += seconds;
       const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
       for (const TreeNode* a : path)
-        if (outer && a->kind == NodeKind::Index && a->loop.kind == LoopKind::Sparse &&
+        if (outer && a->kind == NodeKind::Index && a->loop.kind != LoopKind::Dense &&
             a->loop.parentIndex == outer->loop.index && outer->loop.kind == LoopKind::Dense) {
-          const SparseStats& s = stats_.sparse.at(a->loop.pattern);
+          const SparseStats& s = statsOf(a->loop);
           nest.rowSeconds += seconds;
           if (s.nnz > 0) nest.longestRowShare = std::max(nest.longestRowShare, double(s.longestRow) / double(s.nnz));
           break;
@@ -264,7 +318,7 @@ class Estimator {
   }
 
   const IndexTree& t_;
-  const InputStats& stats_;
+  const InputStats stats_;  // the inputs' and the merges' (withMerges)
   const MachineModel& m_;
   std::map<std::string, int64_t> nnz_;
   std::map<std::string, double> symbols_;

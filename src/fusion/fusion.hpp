@@ -251,11 +251,8 @@ struct AutoDecision {
 constexpr int kMaxEnumeratedFactors = 6;
 AutoDecision decideFusion(const Program& p, const InputStats& stats, const MachineModel& machine);
 // What decideFusion first checks: every sparse input has statistics, and those of a format other
-// than csr have its positions per level, and no statement co-iterates two patterns (else
-// react::UserError naming it).
+// than csr have its positions per level (else react::UserError naming it).
 // Callers check it before measuring the machine, which takes seconds.
 void requireStatistics(const Program& p, const InputStats& stats);
-// Whether a statement of `p` co-iterates two sparse patterns (coIterationOf), which auto does not cost.
-bool coIterates(const Program& p);
 
 }  // namespace react

@@ -51,6 +51,9 @@ Polynomial monomial(std::vector<std::string> symbols, double coeff);
 // The symbol of the positions of level `level` of a pattern of rank `rank`: nnz(S) for the last,
 // nnzL(S) above it (csf's fibres: nnz1(B)).
 std::string positionsSymbol(const std::string& pattern, int level, int rank);
+// A merge visits the coordinates of its operands' union or intersection, named "S | T" or "S & T"
+// in its symbols ("nnz(S | T)").
+std::string mergedName(const IndexLoop& merge);
 std::vector<std::string> tripSymbols(const IndexTree& t, const TreePath& path);
 int operatorCount(const Expr& e);
 

@@ -8,7 +8,6 @@ FusionMode fusionModeOf(const Program& p, const CompileOptions& options) {
   if (options.fusion) return *options.fusion;
   for (const std::string& name : p.inputs())  // auto needs the statistics of every sparse input
     if (p.tensor(name).format.hasSparseLevel() && !options.stats) return FusionMode::React;
-  if (coIterates(p)) return FusionMode::React;  // nor does it cost co-iteration
   return FusionMode::Auto;
 }
 
