@@ -198,16 +198,47 @@ TEST_CASE("co-iteration: a result declared dense, and a program with other state
   }
 }
 
-TEST_CASE("co-iteration: the default fusion mode is react, auto refuses") {
+TEST_CASE("co-iteration: auto costs the merge with upper bounds of the merged pattern, and its kernel runs") {
+  // One operation per visited entry: the union's estimate visits nnz(S) + nnz(T) entries, no more
+  // than the matrix's coordinates; the intersection's the fewer of the two.
+  const CsrMatrix full = randomCsr(9, 8, 0.9, 5, false);
+  for (const Operands& o : {operandPairs().front(), Operands{"full", full, withValues(full, 2, 1)}}) {
+    INFO(o.what);
+    const double nnzS = static_cast<double>(o.s.nnz()), nnzT = static_cast<double>(o.t.nnz());
+    for (char op : {'*', '+'}) {
+      INFO(op);
+      const Program p = program(op, o);
+      CompileOptions options;
+      options.stats = inputStats(inputsOf(o));
+      CHECK((fusionModeOf(p, options) == FusionMode::Auto));
+      const AutoDecision d = decideFusion(p, *options.stats, test::testMachine());
+      const double visited = op == '*' ? std::min(nnzS, nnzT) : std::min(nnzS + nnzT, double(o.s.rows * o.s.cols));
+      CHECK(d.choice().cost.flops == doctest::Approx(visited));
+      options.machine = test::testMachine();
+      options.jit = testCache();
+      requireSameCsr(Kernel::compile(p, options).run(inputsOf(o)).at("A"), expected(o.s, o.t, op));
+    }
+  }
+}
+
+TEST_CASE("co-iteration: mergedPattern of two csr matrices, and the checks of what it reads") {
+  for (const Operands& o : operandPairs())
+    for (char op : {'*', '+'}) {
+      INFO(o.what << " " << op);
+      CsrMatrix want = expected(o.s, o.t, op);
+      std::fill(want.val.begin(), want.val.end(), 0.0);
+      CHECK(std::get<CsrMatrix>(mergedPattern(TensorData(o.s), TensorData(o.t), op == '+')) == want);
+    }
   const Operands o = operandPairs().front();
-  const Program p = program('+', o);
-  CompileOptions options;
-  options.stats = inputStats(inputsOf(o));
-  CHECK((fusionModeOf(p, options) == FusionMode::React));
-  CHECK_THROWS_WITH_AS(requireStatistics(p, *options.stats),
-                       "auto: 'A(i,j) = S(i,j) + T(i,j)' co-iterates two sparse patterns, which the cost model does not know "
-                       "(choose a fusion mode)",
-                       UserError);
+  CHECK_THROWS_WITH_AS(mergedPattern(TensorData(o.s), TensorData(randomCsr(4, 11, 0.3, 1)), true),
+                       "merging the patterns of 13 x 11 and 4 x 11 matrices", UserError);
+  CsrMatrix unsorted = o.t;
+  size_t row = 0;  // the first with two entries, whose first two columns are swapped
+  while (row < static_cast<size_t>(unsorted.rows) && unsorted.rowptr[row + 1] - unsorted.rowptr[row] < 2) ++row;
+  REQUIRE(row < static_cast<size_t>(unsorted.rows));
+  const size_t first = static_cast<size_t>(unsorted.rowptr[row]);
+  std::swap(unsorted.col[first], unsorted.col[first + 1]);
+  CHECK_THROWS_AS(mergedPattern(TensorData(o.s), TensorData(unsorted), false), UserError);
 }
 
 TEST_CASE("co-iteration: what is not supported is a user error naming the operands") {

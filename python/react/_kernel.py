@@ -54,12 +54,10 @@ class Kernel:
         self._inputs = tuple(native.inputs)
         self._declared = frozenset(declared)  # may be given to a call, whether the program reads them or not
         self._dtypes = tuple(native.input_dtype(name) for name in self._inputs)
-        for name, csr, pattern, _ in native.results:
-            if csr and pattern not in self._inputs:  # co-iteration: a pattern the kernel assembles
-                raise Error(f"result '{name}' is stored at a pattern the kernel assembles from two patterns "
-                            "(co-iteration); the Python module does not take it yet")
-        self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None)
-                              for name, csr, pattern, _ in native.results)
+        # (name, csr, the input whose shape (and pattern, unless assembled) a csr result has,
+        # whether the kernel assembles its pattern from two operands: co-iteration)
+        self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None, assembled)
+                              for name, csr, pattern, _, assembled in native.results)
         self.last_copy_bytes = 0
         """Bytes the last call's inputs were copied into, to be read as the kernel reads them (0:
         every input was read in place)."""
@@ -72,7 +70,7 @@ class Kernel:
     @property
     def results(self):
         """The results' names, in the order a call returns them."""
-        return tuple(name for name, _, _ in self._results)
+        return tuple(name for name, _, _, _ in self._results)
 
     def tree(self):
         """The fused index tree the kernel was compiled from (react-gen -print-tree)."""
@@ -117,7 +115,7 @@ class Kernel:
         values = self._run(args)
         if len(values) == 1:
             return values[0]
-        return {name: value for (name, _, _), value in zip(self._results, values)}
+        return {name: value for (name, _, _, _), value in zip(self._results, values)}
 
     def _run(self, args):
         """A call on `args`, a new list of the inputs in the kernel's order (lazy mode's kernels
@@ -134,11 +132,16 @@ class Kernel:
             copied += bytes_copied
             torch_results |= is_torch
         # The extension copies a SciPy pattern's indptr and indices for a csr result; torch's are
-        # copied by torch.
+        # copied by torch. An assembled pattern comes as new arrays.
         values, extension_copied = self._native.run(args, not torch_results)
         self.last_copy_bytes = copied + extension_copied
-        for k, (_, csr, pattern) in enumerate(self._results):
-            if torch_results:
+        for k, (_, csr, pattern, assembled) in enumerate(self._results):
+            if assembled:
+                data, indices, indptr = values[k]
+                shape = sources[pattern].shape
+                values[k] = (_torch.csr_of(data, indices, indptr, shape) if torch_results
+                             else _inputs.csr_result(data, indices, indptr, shape))
+            elif torch_results:
                 values[k] = _torch.csr_result(values[k], sources[pattern]) if csr else _torch.dense_result(values[k])
             elif csr:
                 data, indices, indptr = values[k]

@@ -145,3 +145,10 @@ def csr_result(values, pattern):
     else:  # torch wants positions and coordinates of one type
         crow, col = (torch.from_numpy(a.astype(np.int64)) for a in (pattern.indptr, pattern.indices[:values.shape[0]]))
     return torch.sparse_csr_tensor(crow, col, dense_result(values), size=tuple(pattern.shape))
+
+
+def csr_of(values, indices, indptr, shape):
+    """A sparse CSR tensor of NumPy arrays the extension made (a pattern it assembled)."""
+    torch = _torch()
+    return torch.sparse_csr_tensor(torch.from_numpy(indptr), torch.from_numpy(indices.astype(np.int64)),
+                                   torch.from_numpy(values), size=tuple(shape))

@@ -191,6 +191,38 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
   views_[name] = std::move(v);
 }
 
+TensorValues CallArguments::inputCopies() {
+  TensorValues copies;
+  for (const auto& [name, v] : views_) {
+    if (v.memory != MemorySpace::Host)
+      throw UserError(inputText(name, "") + " is in device memory: from Python, a kernel that assembles its result's "
+                      "pattern from two operands (co-iteration) runs on host inputs");
+    const int64_t n = v.data.nnz;
+    std::vector<double> values(static_cast<size_t>(n));
+    if (v.valueType == ValueType::Float32) std::copy_n(static_cast<const float*>(v.data.vals), n, values.begin());
+    else std::copy_n(static_cast<const double*>(v.data.vals), n, values.begin());
+    copiedBytes_ += n * static_cast<int64_t>(sizeof(double));
+    if (v.csr) {  // checked when its view was made (checkCsrView)
+      CsrMatrix m;
+      m.rows = v.shape.at(0);
+      m.cols = v.shape.at(1);
+      m.rowptr.assign(v.data.pos[1], v.data.pos[1] + m.rows + 1);
+      m.col.assign(v.data.crd[1], v.data.crd[1] + n);
+      m.val = std::move(values);
+      m.valueType = v.valueType;
+      copiedBytes_ += (m.rows + 1) * static_cast<int64_t>(sizeof(int64_t)) + n * static_cast<int64_t>(sizeof(int32_t));
+      copies[name] = std::move(m);
+    } else {
+      DenseTensor t;
+      t.shape = v.shape;
+      t.data = std::move(values);
+      t.valueType = v.valueType;
+      copies[name] = std::move(t);
+    }
+  }
+  return copies;
+}
+
 py::tuple CallArguments::withPatternCopies(const ResultLayout& result, const py::array& values) const {
   auto given = givenPatterns_.find(result.pattern);
   if (given == givenPatterns_.end())

@@ -33,6 +33,12 @@ class CallArguments {
   // calls around those.
   py::list allocateResults(bool copyPatterns);
 
+  // Copies of the inputs as react's tensors (a csr view's arrays, a dense view's values), for a
+  // kernel that assembles a result's pattern from its operands (co-iteration: Kernel::bind
+  // assembles it); their bytes are counted in copiedBytes. react::UserError for an input in device
+  // memory, which the host cannot read.
+  TensorValues inputCopies();
+
   const TensorViews& views() const { return views_; }
   int64_t copiedBytes() const { return copiedBytes_; }
 

@@ -27,6 +27,7 @@ struct CompiledKernel {
   // (CallArguments::allocateResults) and the bytes of the conversions the inputs needed.
   py::tuple run(const py::list& args, bool copyPatterns) const {
     CallArguments call = bind(args);
+    if (!kernel.loops().assembledPatterns.empty()) return runOnCopies(call);
     py::list results = call.allocateResults(copyPatterns);
     BoundKernel bound = kernel.bindViews(call.views());
     {
@@ -34,6 +35,38 @@ struct CompiledKernel {
       bound.run();
     }
     return py::make_tuple(results, call.copiedBytes());
+  }
+
+  // A kernel that assembles a result's pattern from two operands (co-iteration) allocates that
+  // result when it is bound to its inputs (Kernel::bind, which merges their patterns); views
+  // cannot hold it before. It runs on copies of the inputs, and its results come back as new
+  // arrays: dense ones as NumPy arrays, csr ones as (values, indices, indptr).
+  py::tuple runOnCopies(CallArguments& call) const {
+    const TensorValues inputs = call.inputCopies();
+    BoundKernel bound;
+    {
+      py::gil_scoped_release release;
+      bound = kernel.bind(inputs);
+      bound.run();
+    }
+    const TensorValues& results = bound.results();
+    py::list out;
+    for (const auto& [name, csr, pattern, type, assembled] : this->results()) {
+      const TensorData& r = results.at(name);
+      auto values = [&](const std::vector<double>& v, std::vector<py::ssize_t> shape) -> py::object {
+        if (type == "float32") return py::array_t<float>(shape, std::vector<float>(v.begin(), v.end()).data());
+        return py::array_t<double>(shape, v.data());
+      };
+      if (const CsrMatrix* m = std::get_if<CsrMatrix>(&r)) {
+        out.append(py::make_tuple(values(m->val, {static_cast<py::ssize_t>(m->nnz())}),
+                                  py::array_t<int32_t>(static_cast<py::ssize_t>(m->col.size()), m->col.data()),
+                                  py::array_t<int64_t>(static_cast<py::ssize_t>(m->rowptr.size()), m->rowptr.data())));
+      } else {
+        const DenseTensor& d = std::get<DenseTensor>(r);
+        out.append(values(d.data, std::vector<py::ssize_t>(d.shape.begin(), d.shape.end())));
+      }
+    }
+    return py::make_tuple(out, call.copiedBytes());
   }
 
   // The kernel's own time on these arguments, without Python (what a Python call's overhead is
@@ -53,12 +86,20 @@ struct CompiledKernel {
     return seconds;
   }
 
-  // name, csr, pattern, value type of each result, in Kernel::resultsFor's order
-  std::vector<std::tuple<std::string, bool, std::string, std::string>> results() const {
-    std::vector<std::tuple<std::string, bool, std::string, std::string>> out;
-    for (const std::string& name : kernel.loops().args) {
-      const TensorDecl& d = kernel.loops().tensors.at(name).decl;
-      if (d.role == TensorRole::Output) out.emplace_back(name, d.format.hasSparseLevel(), d.pattern, toString(d.valueType));
+  // name, csr, pattern, value type of each result, in Kernel::resultsFor's order, and whether the
+  // kernel assembles its pattern from two operands: the pattern named is then the first operand,
+  // of the same shape.
+  using Result = std::tuple<std::string, bool, std::string, std::string, bool>;
+  std::vector<Result> results() const {
+    std::vector<Result> out;
+    const LoopProgram& loops = kernel.loops();
+    for (const std::string& name : loops.args) {
+      const TensorDecl& d = loops.tensors.at(name).decl;
+      if (d.role != TensorRole::Output) continue;
+      auto merged = loops.assembledPatterns.find(d.pattern);
+      const bool assembled = d.format.hasSparseLevel() && merged != loops.assembledPatterns.end();
+      out.emplace_back(name, d.format.hasSparseLevel(), assembled ? merged->second.operands.at(0) : d.pattern,
+                       toString(d.valueType), assembled);
     }
     return out;
   }

@@ -104,14 +104,36 @@ def test_kokkos_target():
     assert "Kokkos" in kernel.source()
 
 
-def test_coiteration_is_refused_clearly():
-    # Two csr inputs of different patterns: the result's pattern would be assembled by the kernel
-    # (docs/semantics.md, "Two sparse patterns"), which the module does not take yet.
-    S, T = random_csr(20, 10, 0.2, 1), random_csr(20, 10, 0.2, 2)
-    with pytest.raises(react.Error, match="assembles from two patterns"):
-        react.compile("A = S + T", fusion="react", S=S, T=T)
-    with pytest.raises(react.Error, match="co-iterates two sparse patterns"):
-        react.compile("A = S * T", S=S, T=T)
+def stored(M):
+    """The (row, column) pairs a csr matrix stores."""
+    return set(zip(np.repeat(np.arange(M.shape[0]), np.diff(M.indptr)).tolist(), M.indices.tolist()))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("fusion", ["auto", "react"])
+def test_coiteration_agrees_with_scipy(dtype, fusion):
+    # Two csr inputs of different patterns: the kernel assembles the result's pattern, the
+    # intersection of the stored entries for '*', their union for '+' and '-' (docs/semantics.md,
+    # "Two sparse patterns"). Values in [0.5, 1.5) and random, so SciPy, which drops results
+    # equal to 0, stores the same entries.
+    S, T = random_csr(40, 30, 0.2, 1, dtype), random_csr(40, 30, 0.3, 2, dtype)
+    keep = np.ones(S.shape[0], dtype)
+    keep[5] = 0  # a row stored in T only
+    S = sp.csr_matrix(sp.diags(keep) @ S)
+    S.eliminate_zeros()
+    S.sort_indices()
+    assert S[5].nnz == 0 and T[5].nnz > 0
+    for op, want, entries in (("*", S.multiply(T), stored(S) & stored(T)), ("+", S + T, stored(S) | stored(T)),
+                              ("-", S - T, stored(S) | stored(T))):
+        kernel = react.compile(f"A = S {op} T", fusion=fusion, S=S, T=T)
+        A = kernel(S=S, T=T)
+        assert isinstance(A, sp.csr_matrix) and A.shape == S.shape and A.dtype == dtype, op
+        assert stored(A) == entries and A.nnz == len(entries), op
+        assert_close(A, sp.csr_matrix(want), dtype)
+        assert kernel.last_copy_bytes > 0  # the inputs are copied for the merge (docs/python.md)
+    # One kernel serves other operands: the pattern is assembled at every call.
+    S2, T2 = random_csr(50, 30, 0.1, 3, dtype), random_csr(50, 30, 0.1, 4, dtype)
+    assert stored(kernel(S=S2, T=T2)) == stored(S2) | stored(T2)
 
 
 def test_inspection():

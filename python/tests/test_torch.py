@@ -47,6 +47,16 @@ def test_dense_tensors_are_read_in_place_and_results_are_tensors():
     assert kernel.last_copy_bytes == B.nbytes
 
 
+def test_coiteration_of_sparse_csr_tensors():
+    # The kernel assembles the union of the two patterns; the result is a torch tensor of it.
+    S, T = random_csr(30, 20, 0.2, 4), random_csr(30, 20, 0.3, 5)
+    kernel = react.compile("A = S + T", S=torch_csr(S), T=torch_csr(T))
+    A = kernel(S=torch_csr(S), T=torch_csr(T))
+    assert A.layout == torch.sparse_csr and A.shape == S.shape
+    assert A.values().shape[0] == (S + T).nnz
+    assert_close(sp.csr_matrix(dense_of(A)), S + T)
+
+
 def test_sparse_csr_tensors(sddmm):
     kernel, S, B, C = sddmm
     tB, tC = torch.from_numpy(B), torch.from_numpy(C)
