@@ -138,8 +138,7 @@ class FormatInference {
 
   // Why the result of a co-iteration over two patterns in `operands`' format cannot be stored as
   // declared; nothing when it can. It is stored at the pattern its statement assembles, in that
-  // format, or dense where the first level is dense (csr's rows, csc's columns): a merge of first
-  // levels (dcsr's rows) visits the rows the assembled pattern keeps, and a dense result has none.
+  // format, or dense.
   std::optional<std::string> assembledResultIllegal(const Statement& s, const Format& operands) const {
     auto decl = declared_.tensors.find(s.lhs);
     if (decl == declared_.tensors.end() || decl->second.format.levels().empty()) return std::nullopt;
@@ -148,9 +147,6 @@ class FormatInference {
     if (f.hasSparseLevel() && f != operands)
       return "result " + quoted(s.lhs) + " is declared " + f.str() + " but is stored at the pattern " + merged +
              " assembles: declare it " + operands.str() + ", or dense";
-    if (!f.hasSparseLevel() && operands.level(0).kind != LevelKind::Dense)
-      return "result " + quoted(s.lhs) + " is declared dense, which " + merged + " does not support yet: declare it " +
-             operands.str();
     return std::nullopt;
   }
 

@@ -212,15 +212,16 @@ class TreeLowering {
 
   // A merge of first levels (dcsr's rows, csf's slices) as the nest's parallel loop: over the
   // first level of the pattern the statement assembles (Kernel::bind merged it: every entry there
-  // is one the operands' merge visits), each operand's position found by a search (in the window
-  // the coordinate allows), -1 where it holds no such entry (its children are then none:
-  // mergeLoop). The loop binds the index and the merge positions a merge of the level below
-  // starts from.
+  // is one the operands' merge visits), or over every coordinate for a dense result (which
+  // assembles none); each operand's position found by a search (in the window the coordinate
+  // allows), -1 where it holds no such entry (its children are then none: mergeLoop). The loop
+  // binds the index and the merge positions a merge of the level below starts from.
   LevelIteration firstLevelMerge(const IndexLoop& loop) const {
-    REACT_ASSERT(loop.level == 0 && !loop.pattern.empty(), "lowering: a merge of first levels without the pattern it assembles");
-    LevelIteration it = iterate(IndexLoop::sparse(loop.index, loop.pattern, 0, ""));
+    REACT_ASSERT(loop.level == 0, "lowering: a first-level merge of level " + std::to_string(loop.level));
+    const bool assembles = !loop.pattern.empty();
+    LevelIteration it = iterate(assembles ? IndexLoop::sparse(loop.index, loop.pattern, 0, "") : IndexLoop::dense(loop.index));
     Expr index = var(Name{Role::Index, loop.index}, Type::Int64);
-    it.bind.push_back(let(mergePosition(loop.pattern, 0), Type::Int64, var(it.counter, Type::Int64)));
+    if (assembles) it.bind.push_back(let(mergePosition(loop.pattern, 0), Type::Int64, var(it.counter, Type::Int64)));
     for (const std::string& o : loop.operands) {
       // The operand's n rows are distinct coordinates in [0, extent), in order: coordinate c can
       // only be at a position in [c - (extent - n), c], which is c itself where no row is empty.
