@@ -35,6 +35,7 @@ std::vector<PassExample> examples() {
       // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
       mttkrp{{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}},
       normDcsr{{"S", {6, 5}, Format::dcsr()}, {"A", {6, 5}, d2}}, coiter{{"S", {6, 5}, csr}, {"T", {6, 5}, csr}},
+      coiterDcsr{{"S", {6, 5}, Format::dcsr()}, {"T", {6, 5}, Format::dcsr()}},
       // row normalisation of a csc matrix, its result at S's entries (csc): the columns scatter serially.
       normCsc{{"S", {6, 5}, Format::csc()}};
   EmitOptions checked;
@@ -144,10 +145,15 @@ std::vector<PassExample> examples() {
             {{"S", f32}, {"A", f32}}),
       {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked, {}},
       // Co-iteration: S's, T's and A's values at the merge's fingers (p1_S, p1_T, p1_A); the
-      // union's cases read a missing operand as 0. On Kokkos the merge runs on one lane.
+      // union's cases read a missing operand as 0. On Kokkos a csr row's entries go to its lanes.
       {"lower-accesses", "coiter_mul", "A = S * T", coiter, FusionMode::React, Target::OpenMP, {}, {}},
       {"lower-accesses", "coiter_add", "A = S + T", coiter, FusionMode::React, Target::OpenMP, {}, {}},
       {"lane-mapping", "coiter_sub", "A = S - T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
+      // A csr row's merge into the assembled pattern: a loop over its entries, the operands' found
+      // (a union's reads 0 where not); under dcsr's merge of first levels it stays a merge.
+      {"search-merged-entries", "coiter_add", "A = S + T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
+      {"search-merged-entries", "coiter_mul", "A = S * T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
+      {"search-merged-entries", "coiter_add_dcsr", "A = S + T", coiterDcsr, FusionMode::React, Target::Kokkos, {}, {}},
       // The sum over every row on one thread, in order; on Kokkos the same, and no lane reduction.
       {"written-order", "sum", "a = sum(S)", norm, FusionMode::React, Target::OpenMP, written, {}},
       {"written-order", "row_sums_kokkos", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, written, {}},

@@ -70,8 +70,9 @@ enum class ExprKind {
 };
 enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // Calls. Max, Min, Where: react_max/min/where (both operands read: see emit/cpp_printer.cpp);
-// Checked(offset, size, what): a bounds-checked offset; Select(c, a, b) on integers; Cast(x): x
-// converted to the call's type (an integer to a float, a value to the other value type);
+// Checked(offset, size, what): a bounds-checked offset; Select(c, a, b): a where c holds, else b,
+// evaluating only that one (a value read only where its position was found); Cast(x): x converted
+// to the call's type (an integer to a float, a value to the other value type);
 // RowOf(positions, rows, p[, from]): the row of a matrix's stored entry p, the last r in [0, rows)
 // with positions[r] <= p (`positions` a Var of role Positions, p in [0, nnz)): a binary search
 // over all rows, or, given a row `from` at or before p's, steps doubling from there, then halving

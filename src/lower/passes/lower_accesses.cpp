@@ -30,21 +30,25 @@ struct LowerAccesses : Mutator {
 
   Expr visit(const Expr& e) override {
     if (e->kind != ExprKind::Access) return mutateChildren(e);
-    ExtentOf extent = [&](const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); };
     PositionOf position = [&](const std::string& index, const std::string& pattern, int) {
       auto m = merged.find(index);
       if (m != merged.end() && m->second.count(pattern)) return m->second.at(pattern);
       return Name{Role::Position, index};
     };
-    const Expr offset = valueOffset(p.tensors.at(e->tensor), e->indices, extent, position);
-    auto l = std::make_shared<ir::ExprNode>(*load(Name{Role::Values, e->tensor}, offset, e->type));
-    l->tensor = e->tensor;  // what the load reads, for a bounds check's report
-    l->indices = e->indices;
-    return l;
+    return loadAt(p, *e, position);
   }
 };
 
 }  // namespace
+
+Expr loadAt(const LoopProgram& p, const ir::ExprNode& access, const PositionOf& position) {
+  ExtentOf extent = [&](const std::string& index) { return indexExtent(index, p.indexSizes, p.runtimeSizes); };
+  const Expr offset = valueOffset(p.tensors.at(access.tensor), access.indices, extent, position);
+  auto l = std::make_shared<ir::ExprNode>(*load(Name{Role::Values, access.tensor}, offset, access.type));
+  l->tensor = access.tensor;  // what the load reads, for a bounds check's report
+  l->indices = access.indices;
+  return l;
+}
 
 LoopProgram lowerAccesses(const LoopProgram& p) { return LowerAccesses(p).mutate(p); }
 

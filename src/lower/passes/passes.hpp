@@ -2,6 +2,7 @@
 // golden test in test/golden/passes/). scheduleLoops (schedule.cpp) runs them in order per target.
 #pragma once
 
+#include "lower/levels.hpp"
 #include "lower/lower.hpp"
 
 #include <functional>
@@ -20,6 +21,11 @@ LoopProgram mergeResets(const LoopProgram& p);
 // (cuBLAS) calls that instead, and the nest, scheduled by the later passes, runs elsewhere.
 LoopProgram markDenseProducts(const LoopProgram& p);
 
+// Kokkos: a row's merge of two last levels into the pattern the kernel assembled (A = S + T of csr
+// matrices) is a loop over the assembled entries of the row, each operand's position found by a
+// search and its reads 0 where it holds none: independent iterations, for the lanes, where the
+// merge ran on one (search_merged_entries.cpp says where it applies).
+LoopProgram searchMergedEntries(const LoopProgram& p);
 // Kokkos: the loops of a parallel row go to the row's vector lanes. A loop of independent
 // iterations becomes a Vector loop; one whose iterations reduce into a scalar a LaneReduce into
 // a lane accumulator, combined into the scalar by one lane; everything else runs on one lane
@@ -142,6 +148,9 @@ LoopProgram rewriteNestedInnermostInPlace(const LoopProgram& p,
 
 // Accesses become loads and stores at the offsets the tensors' levels compute (levels.hpp).
 LoopProgram lowerAccesses(const LoopProgram& p);
+// What lower-accesses makes of `access` (a tensor read at its indices): the load of its value, at
+// the positions `position` names for its sparse levels.
+ir::Expr loadAt(const LoopProgram& p, const ir::ExprNode& access, const PositionOf& position);
 // OpenMP, reassociated order, after lower-accesses: four independent iterations whose one loop is
 // a lane reduction (SDDMM's stored entries) at once, their reductions in one lane loop.
 LoopProgram jamEntries(const LoopProgram& p);

@@ -16,6 +16,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
     if (reassociate) passes.push_back({"fibre-chunks", chunkFibres});
     if (reassociate) passes.push_back({"reduction-runs", runRowReductions});
     passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::Kokkos); }});
+    passes.push_back({"search-merged-entries", searchMergedEntries});
     passes.push_back({"lane-mapping", [reassociate](const LoopProgram& p) { return mapLanes(p, reassociate); }});
     bool forced = options.laneLoopsOutermost;
     passes.push_back({"interchange", [forced](const LoopProgram& p) { return interchangeLaneLoops(p, forced); }});
