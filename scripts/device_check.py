@@ -45,6 +45,10 @@ PROGRAMS = [
     # co-iteration: the result's pattern assembled from both (a merge of dcsr's rows and csf's
     # slices runs over the assembled first level)
     ("mul_csc", "A = S * T", ["-f=S:csc", "-f=T:csc"], "ST", ["react"]),
+    # a csr row's entries on the lanes, each operand's found by a search (search-merged-entries)
+    ("add_csr", "A = S + T", [], "ST", ["react"]),
+    # a dense result of a merge of dcsr's rows: a loop over every row
+    ("mul_dcsr_dense", "A = S * T", ["-f=S:dcsr", "-f=T:dcsr", "-f=A:dense"], "ST", ["react"]),
     ("add_dcsr", "A = S + T", ["-f=S:dcsr", "-f=T:dcsr"], "ST", ["react"]),
     ("sub_csf", "A(i,j,k) = B(i,j,k) - E(i,j,k)", [], "BE", ["react"]),
 ]
@@ -58,7 +62,7 @@ ROUNDINGS = {
     "spmm_mm": lambda r: r["row"] + 256 + 2, "spmm_mm_right": lambda r: r["row"] + 256 + 2, "norm_row": lambda r: r["row"] + 2, "softmax": lambda r: r["row"] + 20,
     "mttkrp": lambda r: r["slice"] + 3, "mttkrp_fibre": lambda r: r["slice"] + 3, "ttm": lambda r: r["fibre"] + 1,
     "ttm_ssd": lambda r: r["fibre"] + 1, "sddmm_csc": lambda r: 64 + 2, "softmax_dcsr": lambda r: r["row"] + 20,
-    "mul_csc": lambda r: 1, "add_dcsr": lambda r: 1, "sub_csf": lambda r: 1,
+    "mul_csc": lambda r: 1, "add_csr": lambda r: 1, "mul_dcsr_dense": lambda r: 1, "add_dcsr": lambda r: 1, "sub_csf": lambda r: 1,
 }
 
 
