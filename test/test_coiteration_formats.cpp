@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -156,6 +157,29 @@ void requireSameTensor(const TensorData& got, const SparseTensor& want) {
 constexpr FusionMode kModes[] = {FusionMode::None, FusionMode::Maximal, FusionMode::React};
 constexpr char kOps[] = {'*', '+', '-'};
 
+// One program of the kernel tests: a format, an operand pair, an operator and a value type.
+struct Case {
+  const FormatCase* format;
+  Operands operands;
+  char op;
+  ValueType type;
+};
+
+// Every case of `formats` (which outlive them), each operand pair and operator, in each of `types`,
+// with the program `make` writes for it appended to `programs`.
+std::vector<Case> everyCase(const std::vector<FormatCase>& formats, const std::vector<ValueType>& types,
+                            const std::function<Program(const FormatCase&, char, ValueType)>& make, std::vector<Program>& programs) {
+  std::vector<Case> cases;
+  for (ValueType type : types)
+    for (const FormatCase& f : formats)
+      for (const Operands& o : operandPairs(f))
+        for (char op : kOps) {
+          programs.push_back(make(f, op, type));
+          cases.push_back({&f, o, op, type});
+        }
+  return cases;
+}
+
 }  // namespace
 
 TEST_CASE("co-iteration of other formats: the interpreter assembles the operands' format, level by level") {
@@ -199,21 +223,9 @@ TEST_CASE("co-iteration of other formats: mergedPattern keeps no row without ent
 }
 
 TEST_CASE("co-iteration of other formats: OpenMP and Kokkos kernels equal the interpreter, float64 and float32, every fusion mode") {
-  struct Case {
-    const FormatCase* format;
-    Operands operands;
-    ValueType type;
-  };
   const std::vector<FormatCase> formats = formatCases();
   std::vector<Program> programs;
-  std::vector<Case> cases;
-  for (ValueType type : {ValueType::Float64, ValueType::Float32})
-    for (const FormatCase& f : formats)
-      for (const Operands& o : operandPairs(f))
-        for (char op : kOps) {
-          programs.push_back(program(f, op, type));
-          cases.push_back({&f, o, type});
-        }
+  const std::vector<Case> cases = everyCase(formats, {ValueType::Float64, ValueType::Float32}, program, programs);
   test::forEachKernelBatch(programs, [&](Target target, FusionMode mode, const std::vector<Kernel>& kernels) {
     for (size_t n = 0; n < programs.size(); ++n) {
       const Case& c = cases[n];
@@ -233,24 +245,15 @@ TEST_CASE("co-iteration of other formats: OpenMP and Kokkos kernels equal the in
 TEST_CASE("co-iteration of other formats: a result declared dense, in every format, interpreter and kernels") {
   // A merge of first levels (dcsr, csf) then runs over every coordinate of the first level,
   // finding each operand's row by a search; the entries the merge visits are written, the rest 0.
-  struct Case {
-    const FormatCase* format;
-    Operands operands;
-    char op;
-  };
   const std::vector<FormatCase> formats = formatCases();
   std::vector<Program> programs;
-  std::vector<Case> cases;
-  for (const FormatCase& f : formats)
-    for (const Operands& o : operandPairs(f))
-      for (char op : kOps) {
-        Environment env;
-        env.declare("S", f.shape, f.format);
-        env.declare("T", f.shape, f.format);
-        env.declare("A", f.shape, Format::dense(static_cast<int>(f.shape.size())));
-        programs.push_back(parseProgram(statement(f, op), env));
-        cases.push_back({&f, o, op});
-      }
+  const std::vector<Case> cases = everyCase(formats, {ValueType::Float64}, [](const FormatCase& f, char op, ValueType) {
+    Environment env;
+    env.declare("S", f.shape, f.format);
+    env.declare("T", f.shape, f.format);
+    env.declare("A", f.shape, Format::dense(static_cast<int>(f.shape.size())));
+    return parseProgram(statement(f, op), env);
+  }, programs);
   for (size_t n = 0; n < programs.size(); ++n) {
     const Case& c = cases[n];
     INFO(c.format->what << ", " << c.operands.what << ", " << c.op);
