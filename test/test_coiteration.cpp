@@ -221,6 +221,21 @@ TEST_CASE("co-iteration: auto costs the merge with upper bounds of the merged pa
   }
 }
 
+TEST_CASE("co-iteration: auto's merge of csf tensors from statistics given by hand, without their shapes") {
+  Environment env;
+  env.declare("B", {4, 5, 3}, Format::csf(3));
+  env.declare("E", {4, 5, 3}, Format::csf(3));
+  const Program p = parseProgram("A(i,j,k) = B(i,j,k) + E(i,j,k)", env);
+  InputStats stats;
+  stats.sparse["B"] = SparseStats{4, 5, 20, 9, {3, 8, 20}};
+  stats.sparse["E"] = SparseStats{4, 5, 50, 20, {4, 16, 50}};
+  // The union's entries: at most 20 + 50, and no more than the 60 coordinates.
+  CHECK(decideFusion(p, stats, test::testMachine()).choice().cost.flops == doctest::Approx(60));
+  stats.sparse.erase("E");
+  CHECK_THROWS_WITH_AS(decideFusion(p, stats, test::testMachine()), "auto: no statistics for csf input 'E' (give its values, or its nnz)",
+                       UserError);
+}
+
 TEST_CASE("co-iteration: mergedPattern of two csr matrices, and the checks of what it reads") {
   for (const Operands& o : operandPairs())
     for (char op : {'*', '+'}) {

@@ -58,6 +58,8 @@ class Kernel:
         # whether the kernel assembles its pattern from two operands: co-iteration)
         self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None, assembled)
                               for name, csr, pattern, _, assembled in native.results)
+        # Such a kernel runs on copies: its csr results all come as new arrays.
+        self._on_copies = any(assembled for _, _, _, assembled in self._results)
         self.last_copy_bytes = 0
         """Bytes the last call's inputs were copied into, to be read as the kernel reads them (0:
         every input was read in place)."""
@@ -135,8 +137,8 @@ class Kernel:
         # copied by torch. An assembled pattern comes as new arrays.
         values, extension_copied = self._native.run(args, not torch_results)
         self.last_copy_bytes = copied + extension_copied
-        for k, (_, csr, pattern, assembled) in enumerate(self._results):
-            if assembled:
+        for k, (_, csr, pattern, _) in enumerate(self._results):
+            if csr and self._on_copies:
                 data, indices, indptr = values[k]
                 shape = sources[pattern].shape
                 values[k] = (_torch.csr_of(data, indices, indptr, shape) if torch_results

@@ -181,7 +181,9 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
   } else {
     v = denseView(name, value, decl.valueType);
   }
-  if (v.memory != kernel_.memory()) {
+  // A kernel that assembles a result's pattern runs on host copies of its inputs, which
+  // Kernel::bind takes to the kernel's memory (inputCopies).
+  if (v.memory != kernel_.memory() && kernel_.loops().assembledPatterns.empty()) {
     if (v.memory == MemorySpace::Device)
       throw UserError(what() + " is in CUDA device memory, but this kernel runs on the host: CUDA tensors need "
                       "target='kokkos' with react built against a CUDA Kokkos (docs/python.md)");

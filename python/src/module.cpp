@@ -1,6 +1,6 @@
 // react._react: the C++ half of the Python module (docs/python.md). It compiles programs through
-// react's C++ API and runs kernels on Python's arrays in place (arguments.hpp); the package
-// python/react/ wraps it.
+// react's C++ API and runs kernels on Python's arrays in place (arguments.hpp), or on copies where
+// a kernel assembles a result's pattern (runOnCopies); the package python/react/ wraps it.
 #include "arguments.hpp"
 #include "dlpack.hpp"
 

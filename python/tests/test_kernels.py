@@ -131,6 +131,14 @@ def test_coiteration_agrees_with_scipy(dtype, fusion):
         assert stored(A) == entries and A.nnz == len(entries), op
         assert_close(A, sp.csr_matrix(want), dtype)
         assert kernel.last_copy_bytes > 0  # the inputs are copied for the merge (docs/python.md)
+    # With another csr result at an input's pattern and a dense one, in one call.
+    C = random_dense((30, 3), 5, dtype)
+    mixed = react.compile("B = S - T\nD = S @ C\nE = T * 2", fusion=fusion, S=S, T=T, C=C)
+    got = mixed(S=S, T=T, C=C)
+    assert_close(got["B"], S - T, dtype)
+    assert_close(got["D"], S @ C, dtype)
+    assert_close(got["E"], T * 2, dtype)
+    assert stored(got["E"]) == stored(T)
     # One kernel serves other operands: the pattern is assembled at every call.
     S2, T2 = random_csr(50, 30, 0.1, 3, dtype), random_csr(50, 30, 0.1, 4, dtype)
     assert stored(kernel(S=S2, T=T2)) == stored(S2) | stored(T2)

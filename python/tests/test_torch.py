@@ -55,6 +55,12 @@ def test_coiteration_of_sparse_csr_tensors():
     assert A.layout == torch.sparse_csr and A.shape == S.shape
     assert A.values().shape[0] == (S + T).nnz
     assert_close(sp.csr_matrix(dense_of(A)), S + T)
+    # Another csr result, at T's pattern, beside it.
+    kernel = react.compile("B = S - T\nE = T * 2", S=torch_csr(S), T=torch_csr(T))
+    got = kernel(S=torch_csr(S), T=torch_csr(T))
+    assert got["E"].layout == torch.sparse_csr and got["E"].values().shape[0] == T.nnz
+    assert_close(sp.csr_matrix(dense_of(got["B"])), S - T)
+    assert_close(sp.csr_matrix(dense_of(got["E"])), T * 2)
 
 
 def test_sparse_csr_tensors(sddmm):

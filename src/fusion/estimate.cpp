@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -56,13 +57,14 @@ double structureBytes(const SparseStats& s, const Format& f) {
 // the level's extents allow). Upper bounds, for the merge runs when a kernel is bound, after auto
 // has chosen: an intersection of patterns that overlap little, and a union of patterns that
 // overlap much, hold fewer.
-SparseStats mergedStats(const SparseStats& a, const SparseStats& b, bool unite, const Format& f) {
-  const std::vector<int64_t> shape = a.shape.empty() ? std::vector<int64_t>{a.rows, a.cols} : a.shape;
+SparseStats mergedStats(const SparseStats& a, const SparseStats& b, bool unite, const Format& f,
+                        const std::vector<int64_t>& shape) {
   SparseStats m{a.rows, a.cols, 0, 0};
   m.shape = shape;
   double coordinates = 1;
   for (int l = 0; l < f.rank(); ++l) {
-    coordinates *= static_cast<double>(shape.at(static_cast<size_t>(f.dimension(l))));
+    const int64_t extent = shape.at(static_cast<size_t>(f.dimension(l)));  // not known yet: no cap
+    coordinates *= extent > 0 ? static_cast<double>(extent) : std::numeric_limits<double>::infinity();
     const int64_t pa = a.positions(l), pb = b.positions(l);
     int64_t p = std::min(pa, pb);
     if (f.level(l).kind == LevelKind::Dense) p = pa;
@@ -81,8 +83,12 @@ InputStats withMerges(const IndexTree& t, const InputStats& stats) {
   visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
     if (n.kind != NodeKind::Index || n.loop.kind != LoopKind::Merge) return;
     const IndexLoop& loop = n.loop;
+    for (const std::string& o : loop.operands)
+      if (!stats.sparse.count(o)) throw UserError("auto: no statistics for sparse input '" + o + "'");
+    // The operands' extents: the declaration's (a statistic's shape may be left out).
+    const TensorDecl& first = t.tensor(loop.operands.at(0)).decl;
     const SparseStats m = mergedStats(stats.sparse.at(loop.operands.at(0)), stats.sparse.at(loop.operands.at(1)), loop.unite,
-                                      t.tensor(loop.operands.at(0)).decl.format);
+                                      first.format, first.shape);
     all.sparse[fusion::mergedName(loop)] = m;
     if (!loop.pattern.empty()) all.sparse[loop.pattern] = m;
   });

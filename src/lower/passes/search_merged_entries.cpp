@@ -11,7 +11,8 @@
 // operand's part of the row by a binary search (Find: -1 where the operand holds none), and runs the
 // case of every operand holding it, which is the case of the merge with an absent operand's reads as
 // 0 (lowering builds every case so: readAbsentAsZero): an operand's read becomes "its value where
-// found, else 0", the same arithmetic as the case it replaces.
+// found, else 0", the same arithmetic as the case it replaces. It applies where the cases only set
+// entries of the result (each iteration then writes its own).
 //
 // Applies where the parent of the row's positions is the row's own coordinate (csr's and csc's
 // rows): lane mapping counts a row's lanes from the row loop's extent. A merge above the last level
@@ -27,22 +28,28 @@ using ir::Expr;
 
 namespace {
 
-bool holdsLoops(const std::vector<Stmt>& body) {
-  bool loops = false;
-  forEachStmt(body, [&](const Stmt& s) { loops |= s->kind == StmtKind::For || s->kind == StmtKind::Merge; });
-  return loops;
+// Does every case only set entries of tensors stored at `pattern` (the statement's result), as
+// lowering builds a merge of last levels? Then each iteration writes its own entry.
+bool setsEntriesOnly(const std::vector<Stmt>& cases, const LoopProgram& p, const std::string& pattern) {
+  bool only = true;
+  forEachStmt(cases, [&](const Stmt& s) {
+    if (s->kind == StmtKind::Block) return;
+    only = only && s->kind == StmtKind::Assign && s->update == Update::Set && s->target->kind == ExprKind::Access &&
+           p.tensors.at(s->target->tensor).decl.pattern == pattern;
+  });
+  return only;
 }
 
 // An operand's read in the searched loop: its value at the position found, or 0 where it holds no
 // entry there (the load is not evaluated then: a Select evaluates only the branch it takes).
-// In an intersection every operand holds every entry: its reads are its values there.
+// In an intersection every operand holds every entry of a pattern mergedPattern assembled; its
+// reads are guarded all the same, so that no pattern given otherwise reads out of bounds.
 struct ReadFound : Mutator {
-  ReadFound(const LoopProgram& p, const std::vector<MergeFinger>& fingers, const std::string& index, bool unite)
-      : p(p), fingers(fingers), index(index), unite(unite) {}
+  ReadFound(const LoopProgram& p, const std::vector<MergeFinger>& fingers, const std::string& index)
+      : p(p), fingers(fingers), index(index) {}
   const LoopProgram& p;
   const std::vector<MergeFinger>& fingers;
   const std::string& index;
-  const bool unite;
 
   Expr visit(const Expr& e) override {
     if (e->kind != ExprKind::Access) return mutateChildren(e);
@@ -52,7 +59,6 @@ struct ReadFound : Mutator {
       const Name found = mergePosition(f.pattern, f.level);
       PositionOf position = [&](const std::string& i, const std::string&, int) { return i == index ? found : Name{Role::Position, i}; };
       Expr value = loadAt(p, *e, position);
-      if (!unite) return value;
       return call(Callee::Select, {binary(BinOp::Ge, var(found, Type::Int64), intImm(0)), value, floatImm(0.0, e->type)}, e->type);
     }
     return e;
@@ -64,13 +70,14 @@ struct SearchMergedEntries : Mutator {
   const LoopProgram& p;
 
   Stmt visit(const Stmt& s) override {
-    if (s->kind != StmtKind::Merge || !s->appended || s->appended->hi || s->fingers.size() != 2 || holdsLoops(s->body))
+    if (s->kind != StmtKind::Merge || !s->appended || s->appended->hi || s->fingers.size() != 2 ||
+        !setsEntriesOnly(s->body, p, s->appended->pattern))
       return mutateChildren(s);
     const MergeFinger& a = *s->appended;
     // The appended positions' start, positions[row], whose next entry ends them.
     const Expr& lo = a.lo;
     if (lo->kind != ExprKind::Load || lo->name.role != Role::Positions || lo->args[0]->kind != ExprKind::Var ||
-        lo->args[0]->name.role != Role::Index)
+        lo->args[0]->name.role != Role::Index || lo->args[0]->name.level >= 0)
       return s;
     const unsigned every = (1u << s->fingers.size()) - 1;
     auto all = std::find(s->caseMasks.begin(), s->caseMasks.end(), every);
@@ -87,7 +94,7 @@ struct SearchMergedEntries : Mutator {
       body.push_back(let(mergePosition(f.pattern, f.level), Type::Int64,
                          call(Callee::Find, {var(Name{Role::Coordinates, f.pattern, f.level}, Type::Int32), f.lo, f.hi, coordinate},
                               Type::Int64)));
-    body.push_back(ReadFound(p, s->fingers, s->counter.text, s->unite).mutate(holdingBoth));
+    body.push_back(ReadFound(p, s->fingers, s->counter.text).mutate(holdingBoth));
     auto loop = copy(forLoop(position, lo, hi, std::move(body)));
     loop->iterations = Iterations::Independent;  // each writes the entry at its own position
     return loop;
