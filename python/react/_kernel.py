@@ -54,12 +54,12 @@ class Kernel:
         self._inputs = tuple(native.inputs)
         self._declared = frozenset(declared)  # may be given to a call, whether the program reads them or not
         self._dtypes = tuple(native.input_dtype(name) for name in self._inputs)
-        # (name, csr, the input whose shape (and pattern, unless assembled) a csr result has,
-        # whether the kernel assembles its pattern from two operands: co-iteration)
-        self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None, assembled)
-                              for name, csr, pattern, _, assembled in native.results)
-        # Such a kernel runs on copies: its csr results all come as new arrays.
-        self._on_copies = any(assembled for _, _, _, assembled in self._results)
+        # (name, csr, the input whose shape (and pattern, unless assembled) a csr result has)
+        self._results = tuple((name, csr, self._inputs.index(pattern) if csr else None)
+                              for name, csr, pattern, _, _ in native.results)
+        # A kernel that assembles a result's pattern (co-iteration) runs on copies: its csr
+        # results all come as new arrays.
+        self._on_copies = any(assembled for *_, assembled in native.results)
         self.last_copy_bytes = 0
         """Bytes the last call's inputs were copied into, to be read as the kernel reads them (0:
         every input was read in place)."""
@@ -72,7 +72,7 @@ class Kernel:
     @property
     def results(self):
         """The results' names, in the order a call returns them."""
-        return tuple(name for name, _, _, _ in self._results)
+        return tuple(name for name, _, _ in self._results)
 
     def tree(self):
         """The fused index tree the kernel was compiled from (react-gen -print-tree)."""
@@ -117,7 +117,7 @@ class Kernel:
         values = self._run(args)
         if len(values) == 1:
             return values[0]
-        return {name: value for (name, _, _, _), value in zip(self._results, values)}
+        return {name: value for (name, _, _), value in zip(self._results, values)}
 
     def _run(self, args):
         """A call on `args`, a new list of the inputs in the kernel's order (lazy mode's kernels
@@ -137,7 +137,7 @@ class Kernel:
         # copied by torch. An assembled pattern comes as new arrays.
         values, extension_copied = self._native.run(args, not torch_results)
         self.last_copy_bytes = copied + extension_copied
-        for k, (_, csr, pattern, _) in enumerate(self._results):
+        for k, (_, csr, pattern) in enumerate(self._results):
             if csr and self._on_copies:
                 data, indices, indptr = values[k]
                 shape = sources[pattern].shape
