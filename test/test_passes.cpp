@@ -150,7 +150,7 @@ std::vector<PassExample> examples() {
       {"lower-accesses", "coiter_add", "A = S + T", coiter, FusionMode::React, Target::OpenMP, {}, {}},
       {"lane-mapping", "coiter_sub", "A = S - T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
       // A csr row's merge into the assembled pattern: a loop over its entries, the operands' found
-      // (a union's reads 0 where not); under dcsr's merge of first levels it stays a merge.
+      // (a union's reads 0 where not); under dcsr's merge of first levels, rows counted by p_i.
       {"search-merged-entries", "coiter_add", "A = S + T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
       {"search-merged-entries", "coiter_mul", "A = S * T", coiter, FusionMode::React, Target::Kokkos, {}, {}},
       {"search-merged-entries", "coiter_add_dcsr", "A = S + T", coiterDcsr, FusionMode::React, Target::Kokkos, {}, {}},

@@ -21,8 +21,8 @@ LoopProgram mergeResets(const LoopProgram& p);
 // (cuBLAS) calls that instead, and the nest, scheduled by the later passes, runs elsewhere.
 LoopProgram markDenseProducts(const LoopProgram& p);
 
-// Kokkos: a row's merge of two last levels into the pattern the kernel assembled (A = S + T of csr
-// matrices) is a loop over the assembled entries of the row, each operand's position found by a
+// Kokkos: a row's merge of two last levels into the pattern the kernel assembled (A = S + T of csr,
+// csc or dcsr matrices) is a loop over the assembled entries of the row, each operand's position found by a
 // search and its reads 0 where it holds none: independent iterations, for the lanes, where the
 // merge ran on one (search_merged_entries.cpp says where it applies).
 LoopProgram searchMergedEntries(const LoopProgram& p);

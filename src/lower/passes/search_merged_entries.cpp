@@ -15,11 +15,14 @@
 // entries of the result (each iteration then writes its own).
 //
 // Applies where the parent of the row's positions is the row's own coordinate (csr's and csc's
-// rows): lane mapping counts a row's lanes from the row loop's extent. A merge above the last level
-// (csf's fibres) and one under a merge of first levels (dcsr, csf) stay as they are.
+// rows) or the position a merge of first levels binds to its loop's counter (dcsr's rows): lane
+// mapping counts a row's lanes from the row loop's extent. A merge above the last level (csf's
+// fibres) and one under it stay as they are.
 #include "lower/ir/mutator.hpp"
 #include "lower/levels.hpp"
 #include "lower/passes/passes.hpp"
+
+#include <map>
 
 namespace react::passes {
 
@@ -68,22 +71,37 @@ struct ReadFound : Mutator {
 struct SearchMergedEntries : Mutator {
   explicit SearchMergedEntries(const LoopProgram& p) : p(p) {}
   const LoopProgram& p;
+  // A merge position bound to a position loop's counter (the row loop of a merge of first levels
+  // binds p0_A = p_i): the counter, which lane mapping counts rows by (ext_i), as for a dcsr loop.
+  std::map<Name, Expr> counterOf;
+
+  // The row the appended positions hang under, as lane mapping can count it: a row's coordinate
+  // (csr's, csc's), or the counter a first-level merge position was bound to; null otherwise.
+  Expr countedRow(const Expr& parent) const {
+    if (parent->kind != ExprKind::Var) return nullptr;
+    if (parent->name.role == Role::Index && parent->name.level < 0) return parent;
+    auto bound = counterOf.find(parent->name);
+    return bound == counterOf.end() ? nullptr : bound->second;
+  }
 
   Stmt visit(const Stmt& s) override {
+    if (s->kind == StmtKind::Let && s->name.role == Role::Position && s->name.level == 0 && s->value->kind == ExprKind::Var &&
+        s->value->name.role == Role::Position && s->value->name.level < 0)
+      counterOf[s->name] = s->value;
     if (s->kind != StmtKind::Merge || !s->appended || s->appended->hi || s->fingers.size() != 2 ||
         !setsEntriesOnly(s->body, p, s->appended->pattern))
       return mutateChildren(s);
     const MergeFinger& a = *s->appended;
     // The appended positions' start, positions[row], whose next entry ends them.
-    const Expr& lo = a.lo;
-    if (lo->kind != ExprKind::Load || lo->name.role != Role::Positions || lo->args[0]->kind != ExprKind::Var ||
-        lo->args[0]->name.role != Role::Index || lo->args[0]->name.level >= 0)
-      return s;
+    if (a.lo->kind != ExprKind::Load || a.lo->name.role != Role::Positions) return s;
+    const Expr row = countedRow(a.lo->args[0]);
+    if (!row) return s;
+    const Expr lo = load(a.lo->name, row, Type::Int64);
     const unsigned every = (1u << s->fingers.size()) - 1;
     auto all = std::find(s->caseMasks.begin(), s->caseMasks.end(), every);
     if (all == s->caseMasks.end()) return s;
     const Stmt& holdingBoth = s->body[static_cast<size_t>(all - s->caseMasks.begin())];
-    const Expr hi = load(lo->name, binary(BinOp::Add, lo->args[0], intImm(1)), Type::Int64);
+    const Expr hi = load(a.lo->name, binary(BinOp::Add, row, intImm(1)), Type::Int64);
     // The assembled pattern's position is the loop's counter, as a sparse loop's over it would be:
     // its tensors' accesses are lowered at it.
     const Name position{Role::Position, s->counter.text};
