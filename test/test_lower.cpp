@@ -128,6 +128,8 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   for (size_t n = 0; n < variants.size(); ++n) {
     INFO(variants[n].text << " K=" << variants[n].k << "\n" << kernels[n].source());
     CHECK(kernels[n].source().find("react_chunk") != std::string::npos);  // the entries in chunks
+    // k's lane loop, of K trips known at compile time, strides by a constant on a GPU's warp.
+    CHECK(kernels[n].source().find("react_lanes_reduce<" + std::to_string(variants[n].k) + ">(team") != std::string::npos);
     CHECK(kernels[n].loops().transposedInputs.size() == (variants[n].transposed ? 1u : 0u));
     for (size_t m = 0; m < matrices.size(); ++m) {
       const CsrMatrix& s = matrices[m];
