@@ -76,13 +76,19 @@ SparseStats mergedStats(const SparseStats& a, const SparseStats& b, bool unite, 
   return m;
 }
 
+// Calls f on each merge loop of `t` (co-iteration of two patterns).
+template <class F>
+void forEachMerge(const IndexTree& t, const F& f) {
+  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
+    if (n.kind == NodeKind::Index && n.loop.kind == LoopKind::Merge) f(n.loop);
+  });
+}
+
 // `stats` with those of the patterns `t`'s merge loops visit (by fusion::mergedName) and assemble
 // (by the result's pattern).
 InputStats withMerges(const IndexTree& t, const InputStats& stats) {
   InputStats all = stats;
-  visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
-    if (n.kind != NodeKind::Index || n.loop.kind != LoopKind::Merge) return;
-    const IndexLoop& loop = n.loop;
+  forEachMerge(t, [&](const IndexLoop& loop) {
     for (const std::string& o : loop.operands)
       if (!stats.sparse.count(o)) throw UserError("auto: no statistics for sparse input '" + o + "'");
     // The operands' extents: the declaration's (a statistic's shape may be left out).
@@ -109,11 +115,10 @@ class Estimator {
       for (int l = 0; l + 1 < f.rank(); ++l)
         symbols_[fusion::positionsSymbol(name, l, f.rank())] = static_cast<double>(stats_.sparse.at(name).positions(l));
     }
-    visitTree(t.root, [&](const TreeNode& n, const TreePath&) {
-      if (n.kind != NodeKind::Index || n.loop.kind != LoopKind::Merge) return;
-      const std::string merged = fusion::mergedName(n.loop);
-      const int rank = t.tensor(n.loop.operands.front()).decl.format.rank();
-      symbols_[fusion::positionsSymbol(merged, n.loop.level, rank)] = static_cast<double>(stats_.sparse.at(merged).positions(n.loop.level));
+    forEachMerge(t, [&](const IndexLoop& loop) {
+      const std::string merged = fusion::mergedName(loop);
+      const int rank = t.tensor(loop.operands.front()).decl.format.rank();
+      symbols_[fusion::positionsSymbol(merged, loop.level, rank)] = static_cast<double>(stats_.sparse.at(merged).positions(loop.level));
     });
   }
 
