@@ -319,15 +319,16 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   std::string accumulatorParameter(const StmtNode& l) const {
     return typeName(l.reduceType) + "& " + mangle(l.reduceVar);
   }
-  // A lane loop's trip count where it is a constant from 0 (react_lanes_for), else empty.
-  static std::string constantTrips(const StmtNode& l) {
-    // The GPU loop counts in int.
-    const bool constant = l.lo->kind == ExprKind::IntImm && l.lo->intValue == 0 && l.hi->kind == ExprKind::IntImm &&
-                          l.hi->intValue <= std::numeric_limits<int>::max() - 32;
-    return constant ? std::to_string(l.hi->intValue) : "";
-  }
-  std::string laneRange(const StmtNode& l) const {
-    return "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" + expr(l.lo) + "), static_cast<int64_t>(" + expr(l.hi) + "))";
+  // A vector or lane-reduce loop's opening, up to its lambda's body: react_lanes_for/_reduce where
+  // its trip count is a constant from 0 (which their GPU loop counts in int), else Kokkos' range.
+  std::string laneLoopHead(const StmtNode& l, bool reduces) const {
+    const std::string lambda =
+        "[&](const int64_t " + mangle(l.counter) + (reduces ? ", " + accumulatorParameter(l) : std::string()) + ") {";
+    if (l.lo->kind == ExprKind::IntImm && l.lo->intValue == 0 && l.hi->kind == ExprKind::IntImm &&
+        l.hi->intValue <= std::numeric_limits<int>::max() - 32)
+      return (reduces ? "react_lanes_reduce<" : "react_lanes_for<") + std::to_string(l.hi->intValue) + ">(team, " + lambda;
+    return std::string(reduces ? "Kokkos::parallel_reduce(" : "Kokkos::parallel_for(") + "Kokkos::ThreadVectorRange(team, static_cast<int64_t>(" +
+           expr(l.lo) + "), static_cast<int64_t>(" + expr(l.hi) + ")), " + lambda;
   }
 
   // A nest's statements: declarations on the host; parallel loops launch themselves; everything
@@ -379,17 +380,11 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
         body(l.body);
         return close("}, " + reducer(l) + ");");
       case Schedule::Vector:
-        if (const std::string trips = constantTrips(l); !trips.empty())
-          open("react_lanes_for<" + trips + ">(team, [&](const int64_t " + c + ") {");
-        else
-          open("Kokkos::parallel_for(" + laneRange(l) + ", [&](const int64_t " + c + ") {");
+        open(laneLoopHead(l, false));
         body(l.body);
         return close("});");
       case Schedule::LaneReduce:
-        if (const std::string trips = constantTrips(l); !trips.empty())
-          open("react_lanes_reduce<" + trips + ">(team, [&](const int64_t " + c + ", " + accumulatorParameter(l) + ") {");
-        else
-          open("Kokkos::parallel_reduce(" + laneRange(l) + ", [&](const int64_t " + c + ", " + accumulatorParameter(l) + ") {");
+        open(laneLoopHead(l, true));
         body(l.body);
         return close("}, " + reducer(l) + ");");
       case Schedule::Serial: return serialLoop(l);
