@@ -67,6 +67,11 @@ std::vector<PassExample> examples() {
             {{"B", f32}, {"C", f32}, {"D", f32}, {"A", f32}}),
       {"fibre-chunks", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
       {"fibre-chunks", "spmm_mm_right", "A = S @ (C @ D)", spmm, FusionMode::React, Target::Kokkos, {}, {}},
+      // softmax's exp(S) computed at both of its reads, its temporary gone; the stable softmax's
+      // exp reads the row's maximum and stays stored; unfused, T0 is another nest's and stays.
+      {"recompute-entries", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"recompute-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
+      {"recompute-entries", "softmax_unfused", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::None, Target::Kokkos, {}, {}},
       // A row's sum and its use, each a loop over the stored entries in runs; the sum an array of
       // the rows, each run's part of a row added into it. The stable softmax's rows (a maximum, then
       // a sum) are left.

@@ -16,6 +16,12 @@ namespace react::passes {
 // and the reader's loop, given a second statement, would no longer map its dense loop to lanes.)
 LoopProgram mergeResets(const LoopProgram& p);
 
+// Kokkos: a temporary at a row's stored entries that one statement of the row's entry loop sets
+// from that entry's inputs alone (softmax's T0(i,j) = exp(S(i,j))), read only by the row's later
+// loops over the same entries, is computed again at each read instead of stored; the statement
+// and the temporary's storage go (recompute_entries.cpp says when, and why on a GPU).
+LoopProgram recomputeEntrywise(const LoopProgram& p);
+
 // Kokkos, reassociated order: a nest that is a plain dense product of row-major matrices,
 // X(i,j) += A(i,k) * B(k,j), records it (StmtNode::product): a kernel library with a tuned product
 // (cuBLAS) calls that instead, and the nest, scheduled by the later passes, runs elsewhere.

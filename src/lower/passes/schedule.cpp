@@ -12,6 +12,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   if (!reassociate) passes.push_back({"written-order", runReductionsInOrder});
   if (reassociate && options.libraryProducts) passes.push_back({"dense-product", markDenseProducts});
   if (target == Target::Kokkos) {
+    passes.push_back({"recompute-entries", recomputeEntrywise});
     if (reassociate) passes.push_back({"dense-lanes", mapLanesToDenseReductions});
     if (reassociate) passes.push_back({"fibre-chunks", chunkFibres});
     if (reassociate) passes.push_back({"reduction-runs", runRowReductions});

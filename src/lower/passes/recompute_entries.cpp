@@ -1,0 +1,173 @@
+// Kokkos: a temporary at the stored entries of a row loop's pattern that one statement of the
+// row's loop over its entries sets from the entry's input values alone (softmax's
+// T0(i,j) = exp(S(i,j))) is not kept: each read of it, in the row's loops over the same entries,
+// computes the value again, and the statement and the temporary's storage go.
+//
+// Why: on a GPU an exp costs a few instructions of a unit the memory-bound row kernels leave idle,
+// while the temporary costs a store and a load of a value per entry, and a fill before the nest.
+// On an H100, sparse softmax on the 2.4M-entry power-law graph took 0.070 ms against 0.101 in
+// float64 and 0.051 against 0.079 in float32 (docs/benchmarks-device.md). The value is the same
+// function of the same inputs at every read, so the results do not change, in either
+// floating-point order. (On a host Kokkos exp is dearer than the memory it saves; the CPU's
+// target is OpenMP, which keeps the temporary and computes it in one vector loop,
+// flatten_entries.cpp.)
+//
+// What it requires: the temporary is written by that one statement in the whole kernel, and read
+// only after it, within the same row loop, in loops over the same row's entries at the same indices
+// (where the inputs it reads are at the same entry); its value reads only inputs stored at those
+// entries (no local, no other temporary).
+#include "lower/ir/analysis.hpp"
+#include "lower/ir/mutator.hpp"
+#include "lower/passes/passes.hpp"
+
+#include <algorithm>
+
+namespace react::passes {
+
+using namespace ir;
+using ir::Expr;
+
+namespace {
+
+// The pattern whose row `row` a loop runs over at the pattern's last level, or "".
+std::string entriesPattern(const LoopProgram& p, const StmtNode& loop, const Name& row) {
+  const Name* positions = rowPositions(loop, row);
+  if (!positions || positions->level != p.tensors.at(positions->text).decl.format.rank() - 1) return "";
+  return positions->text;
+}
+
+// Every access of `tensor` in `s`, targets of assignments included.
+int accessesOf(const Stmt& s, const std::string& tensor) {
+  int n = 0;
+  forEachExpr(s, [&](const Expr& e) { n += e->kind == ExprKind::Access && e->tensor == tensor; });
+  return n;
+}
+int accessesOf(const std::vector<Stmt>& body, const std::string& tensor) {
+  int n = 0;
+  for (const Stmt& s : body) n += accessesOf(s, tensor);
+  return n;
+}
+
+// `value` reads only inputs stored at the pattern's entries, through accesses, and literals.
+bool readsInputsAtEntry(const LoopProgram& p, const Expr& value, const std::string& pattern) {
+  bool ok = true;
+  forEachExpr(value, [&](const Expr& e) {
+    if (e->kind == ExprKind::Var || e->kind == ExprKind::Load) ok = false;
+    if (e->kind == ExprKind::Access) {
+      const TensorStorage& t = p.tensors.at(e->tensor);
+      ok = ok && t.decl.role == TensorRole::Input && t.storedAtEntriesOf(pattern);
+    }
+  });
+  return ok;
+}
+
+// A definition the row's later loops can compute again instead of reading.
+struct Definition {
+  const StmtNode* statement = nullptr;
+  Expr target, value;
+};
+
+// Is every access of the temporary in the row's children from `first` on inside a loop over the
+// pattern's entries of this row, at the definition's indices?
+bool readOnlyAtEntries(const LoopProgram& p, const StmtNode& row, size_t first, const Definition& d,
+                       const std::string& pattern) {
+  const std::string& t = d.target->tensor;
+  for (size_t k = first; k < row.body.size(); ++k) {
+    const Stmt& child = row.body[k];
+    const bool entries = child->kind == StmtKind::For && entriesPattern(p, *child, row.counter) == pattern;
+    bool ok = true;
+    forEachExpr(child, [&](const Expr& e) {
+      if (e->kind == ExprKind::Access && e->tensor == t) ok = ok && entries && e->indices == d.target->indices;
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The row's definition of a temporary to compute again, or none.
+std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row) {
+  for (size_t k = 0; k < row.body.size(); ++k) {
+    const Stmt& child = row.body[k];
+    if (child->kind != StmtKind::For) continue;
+    const std::string pattern = entriesPattern(p, *child, row.counter);
+    if (pattern.empty()) continue;
+    for (size_t n = 0; n < child->body.size(); ++n) {
+      const StmtNode& s = *child->body[n];
+      if (s.kind != StmtKind::Assign || s.update != Update::Set || s.target->kind != ExprKind::Access || s.atomic) continue;
+      const std::string& t = s.target->tensor;
+      const TensorStorage& storage = p.tensors.at(t);
+      if (storage.decl.role != TensorRole::Temporary || !storage.storedAtEntriesOf(pattern) ||
+          !readsInputsAtEntry(p, s.value, pattern))
+        continue;
+      // Written here alone, and read only after, in this row.
+      bool written = false;
+      forEachStmt(p.body, [&](const Stmt& w) { written |= w.get() != &s && w->kind == StmtKind::Assign && writtenTensor(*w) == t; });
+      const int inRow = accessesOf(row.body, t);
+      const int before = accessesOf(std::vector<Stmt>(row.body.begin(), row.body.begin() + k), t) +
+                         accessesOf(std::vector<Stmt>(child->body.begin(), child->body.begin() + n), t);
+      const Definition d{&s, s.target, s.value};
+      if (written || before || accessesOf(p.body, t) != inRow || !readOnlyAtEntries(p, row, k, d, pattern)) continue;
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+// The row with the definition dropped and every read of its temporary computing its value.
+Stmt recomputed(const Stmt& row, const Definition& d, const LoopProgram& p) {
+  struct Recompute : Mutator {
+    const Definition* d;
+    std::vector<Stmt> visitBody(const std::vector<Stmt>& body) override {
+      std::vector<Stmt> out;
+      for (const Stmt& s : body)
+        if (s.get() != d->statement) out.push_back(mutate(s));
+      return out;
+    }
+    Expr visit(const Expr& e) override {
+      return e->kind == ExprKind::Access && e->tensor == d->target->tensor ? d->value : mutateChildren(e);
+    }
+  } recompute;
+  recompute.d = &d;
+  auto out = copy(recompute.mutate(row));
+  // The entry loops' iterations were analysed with the definition in them.
+  for (Stmt& child : out->body)
+    if (child->kind == StmtKind::For && !entriesPattern(p, *child, row->counter).empty()) child = withIterations(child, p.tensors);
+  return out;
+}
+
+}  // namespace
+
+LoopProgram recomputeEntrywise(const LoopProgram& p) {
+  LoopProgram out = p;
+  std::set<std::string> gone;
+  // One definition at a time, each found in the kernel as the ones before left it.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Stmt& n : out.body) {
+      if (n->kind != StmtKind::Nest) continue;
+      for (size_t r = 0; r < n->body.size() && !changed; ++r) {
+        const Stmt row = n->body[r];
+        if (row->kind != StmtKind::For) continue;
+        if (std::optional<Definition> d = definitionIn(out, *row)) {
+          auto nest = copy(n);
+          nest->body[r] = recomputed(row, *d, out);
+          gone.insert(d->target->tensor);
+          n = nest;
+          changed = true;
+        }
+      }
+      if (changed) break;
+    }
+  }
+  // The temporaries' storage, and the sizes that only it used.
+  std::vector<Stmt> body;
+  for (const Stmt& s : out.body) {
+    const bool storage = (s->kind == StmtKind::Allocate || (s->kind == StmtKind::Let && s->name.role == Role::Size)) &&
+                         gone.count(s->name.text);
+    if (!storage) body.push_back(s);
+  }
+  out.body = std::move(body);
+  return out;
+}
+
+}  // namespace react::passes
