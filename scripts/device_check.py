@@ -33,6 +33,8 @@ PROGRAMS = [
     ("spmm_mm_right", "A = S @ (C @ D)", ["-g=C:u:3", "-g=D:u:4", "-d=h:256", "-d=j:16"], "S", ["react"]),
     ("norm_row", "A = S / sum(S, axis=1)", [], "S", ["react"]),
     ("softmax", "A = softmax(S, axis=1)", [], "S", ["react"]),
+    # exp(S) computed again where the sum and the division read it (recompute-entries), not stored
+    ("softmax_exp", "A = exp(S) / sum(exp(S), axis=1)", [], "S", ["react"]),
     # react keeps one row of j per (i,k) fibre; maximal multiplies all three per stored entry
     ("mttkrp", "A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", ["-g=C:u:5", "-g=D:u:6", "-d=j:32"], "B", ["react", "maximal"]),
     # written D first, react keeps a row of j per fibre, which fibre-chunks splits over team threads
@@ -60,6 +62,7 @@ FLOAT64_TOLERANCE = 1e-12
 ROUNDINGS = {
     "sddmm": lambda r: 64 + 2, "sddmm_ct": lambda r: 64 + 2,
     "spmm_mm": lambda r: r["row"] + 256 + 2, "spmm_mm_right": lambda r: r["row"] + 256 + 2, "norm_row": lambda r: r["row"] + 2, "softmax": lambda r: r["row"] + 20,
+    "softmax_exp": lambda r: r["row"] + 20,
     "mttkrp": lambda r: r["slice"] + 3, "mttkrp_fibre": lambda r: r["slice"] + 3, "ttm": lambda r: r["fibre"] + 1,
     "ttm_ssd": lambda r: r["fibre"] + 1, "sddmm_csc": lambda r: 64 + 2, "softmax_dcsr": lambda r: r["row"] + 20,
     "mul_csc": lambda r: 1, "add_csr": lambda r: 1, "mul_dcsr_dense": lambda r: 1, "add_dcsr": lambda r: 1, "sub_csf": lambda r: 1,

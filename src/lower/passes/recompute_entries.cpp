@@ -5,8 +5,9 @@
 //
 // Why: on a GPU an exp costs a few instructions of a unit the memory-bound row kernels leave idle,
 // while the temporary costs a store and a load of a value per entry, and a fill before the nest.
-// On an H100, sparse softmax on the 2.4M-entry power-law graph took 0.070 ms against 0.101 in
-// float64 and 0.051 against 0.079 in float32 (docs/benchmarks-device.md). The value is the same
+// On an H100, sparse softmax on the 2.4M-entry power-law graph took 0.070-0.073 ms against
+// 0.100-0.105 in float64 and 0.051-0.055 against 0.077-0.081 in float32, side by side in two
+// leases (docs/benchmarks-device.md). The value is the same
 // function of the same inputs at every read, so the results do not change, in either
 // floating-point order. (On a host Kokkos exp is dearer than the memory it saves; the CPU's
 // target is OpenMP, which keeps the temporary and computes it in one vector loop,
