@@ -298,7 +298,7 @@ TEST_CASE("loop IR: fused SpMM-MM runs its rows in parallel with the shrunk row 
 fill val_A = 0.0
 nest T0_A {
   // nest T0_A: T0(i,h) = S(i,k) * C(k,h); A(i,j) = T0(i,h) * D(h,j); 
-  let len_T0: i64 = (1 * 4)
+  let len_T0: i64 = 4
   for ix_i in [0, ext_i) parallel private(T0 = 0.0) {
     for p_k in [ptr1_S[ix_i], ptr1_S[ix_i + 1]) serial {
       let ix_k: i64 = crd1_S[p_k]
@@ -512,4 +512,23 @@ TEST_CASE("Kokkos emitter: two reductions in one row") {
   CHECK(k.loops().str().find("lane-reduce") != k.loops().str().rfind("lane-reduce"));  // two in one row
   TensorValues in{{"S", randomCsr(6, 5, 0.5, 4)}, {"B", randomPositive({6, 7}, 5)}};
   requireClose(p, k.run(in), interpret(buildIndexTree(p), in), "two reductions");
+}
+
+// emit/openmp.cpp: GCC keeps a stack array in registers across the loop that accumulates into it,
+// where a vector's heap row may alias the kernel's other arrays.
+TEST_CASE("OpenMP: a private row of a constant length of up to 512 bytes is an array on the stack") {
+  auto source = [](int64_t h, ValueType type) {
+    Environment env;
+    env.declare("S", {6, 6}, Format::csr());
+    env.declare("C", {6, h}, Format::dense(2));
+    env.declare("D", {h, 3}, Format::dense(2));
+    std::map<std::string, ValueType> types{{"S", type}, {"C", type}, {"D", type}, {"A", type}};
+    return emitSource(lowerToLoops(fuse(withValueTypes(parseProgram("A = S @ C @ D", env), types), FusionMode::React)), Target::OpenMP);
+  };
+  CHECK(source(64, ValueType::Float64).find("alignas(64) double val_T0[64];") != std::string::npos);
+  CHECK(source(128, ValueType::Float32).find("alignas(64) float val_T0[128];") != std::string::npos);
+  // A longer row goes to memory whatever holds it: a vector, as before.
+  const std::string longer = source(65, ValueType::Float64);
+  CHECK(longer.find("alignas(64)") == std::string::npos);
+  CHECK(longer.find("std::vector<double> buf_T0(") != std::string::npos);
 }

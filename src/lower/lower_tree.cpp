@@ -70,8 +70,18 @@ class TreeLowering {
     if (storesPositions(s)) return s.shrunk() ? intImm(1) : var(Name{Role::StoredEntries, s.decl.pattern}, Type::Int64);
     Expr size = intImm(1);
     for (size_t d = 0; d < idx.size(); ++d)
-      if (s.kept[d]) size = binary(BinOp::Mul, size, extent(idx[d]));
+      if (s.kept[d]) size = timesExtent(size, extent(idx[d]));
     return size;
+  }
+
+  // size * extent, a constant where both are and the product fits (a private row of a fixed
+  // length then prints as a fixed-size array: emit/openmp.cpp).
+  static Expr timesExtent(const Expr& size, const Expr& extent) {
+    int64_t product = 0;
+    if (size->kind == ExprKind::IntImm && extent->kind == ExprKind::IntImm &&
+        !__builtin_mul_overflow(size->intValue, extent->intValue, &product))
+      return intImm(product);
+    return binary(BinOp::Mul, size, extent);
   }
 
   // The positions of the last pattern level of `s`, stored at a prefix of its pattern's levels

@@ -99,6 +99,13 @@ void CppPrinter::privatesOf(const StmtNode& l) {
     allocate(*ir::allocate(b.tensor, b.type, var(Name{Role::Size, b.tensor}, Type::Int64), b.init, false));
 }
 
+int64_t CppPrinter::constantElements(const StmtNode& a) const {
+  if (a.value->kind == ExprKind::IntImm) return a.value->intValue;
+  if (a.value->kind != ExprKind::Var || a.value->name.role != Role::Size) return 0;
+  auto known = constantSizes_.find(a.value->name.text);
+  return known == constantSizes_.end() ? 0 : known->second;
+}
+
 void CppPrinter::stmt(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::Block:
@@ -108,6 +115,7 @@ void CppPrinter::stmt(const Stmt& s) {
       return close();
     case StmtKind::Comment: return line("// " + commentText(s->text));
     case StmtKind::Let:
+      if (s->name.role == Role::Size && s->value->kind == ExprKind::IntImm) constantSizes_[s->name.text] = s->value->intValue;
       return line(std::string(s->isMutable ? "" : "const ") + typeName(s->type) + " " + mangle(s->name) + " = " +
                   expr(s->value) + ";");
     case StmtKind::Assign: {

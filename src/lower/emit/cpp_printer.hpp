@@ -4,6 +4,7 @@
 
 #include "lower/ir/ir.hpp"
 
+#include <map>
 #include <sstream>
 
 namespace react::emit {
@@ -48,6 +49,8 @@ class CppPrinter {
   void merge(const ir::StmtNode& m);       // a two-finger `while` loop
   // A serial loop's privates, allocated once before it.
   void privatesOf(const ir::StmtNode& l);
+  // The elements an allocation holds where they are a constant (a size declared from literals), or 0.
+  int64_t constantElements(const ir::StmtNode& allocate) const;
   void line(const std::string& s);
   void open(const std::string& s) { line(s); ++depth_; }
   void close(const std::string& s = "}") { --depth_; line(s); }
@@ -56,6 +59,7 @@ class CppPrinter {
   EmitOptions o_;
   std::ostringstream out_;
   int depth_ = 1;
+  std::map<std::string, int64_t> constantSizes_;  // tensors whose size a Let declared as a constant
 };
 
 std::string printOpenMP(const LoopProgram& p, const EmitOptions& o);
