@@ -60,6 +60,12 @@ const Name* rowPositions(const StmtNode& loop, const Name& row) {
   return offset->kind == ExprKind::Var && offset->name == row ? &lo->name : nullptr;
 }
 
+std::string rowEntriesPattern(const StmtNode& loop, const Name& row, const std::map<std::string, TensorStorage>& tensors) {
+  const Name* positions = rowPositions(loop, row);
+  if (!positions || positions->level != tensors.at(positions->text).decl.format.rank() - 1) return "";
+  return positions->text;
+}
+
 bool declaresLocals(const StmtNode& loop) {
   for (const Stmt& s : loop.body)
     if (s->kind == StmtKind::Let && s->isMutable) return true;

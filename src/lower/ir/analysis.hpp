@@ -45,6 +45,9 @@ const StmtNode* onlyStatement(const StmtNode& loop);
 // The positions a loop runs over when it visits the stored entries of row `row` of a matrix
 // (positions[row] .. positions[row + 1]), or null.
 const Name* rowPositions(const StmtNode& loop, const Name& row);
+// The matrix or tensor whose stored entries a loop visits when it runs over row `row` at the
+// pattern's last level (positions[row] .. positions[row + 1], each position a stored entry), or "".
+std::string rowEntriesPattern(const StmtNode& loop, const Name& row, const std::map<std::string, TensorStorage>& tensors);
 // Does the body declare a local variable (a scalar temporary private to one iteration)?
 bool declaresLocals(const StmtNode& loop);
 // The loop a vector unit could run for a statement one thread runs alone: following a chain of

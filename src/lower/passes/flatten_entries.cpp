@@ -24,14 +24,6 @@ namespace {
 // Stored entries per block of the flat loop: threads take blocks; each block is one vector loop.
 constexpr int64_t kEntriesPerBlock = 4096;
 
-// The pattern whose row `row` a loop runs over (positions[row] .. positions[row + 1]) at the
-// pattern's last level, whose positions are its stored entries, or "".
-std::string rowPattern(const LoopProgram& p, const StmtNode& loop, const Name& row) {
-  const Name* positions = rowPositions(loop, row);
-  if (!positions || positions->level != p.tensors.at(positions->text).decl.format.rank() - 1) return "";
-  return positions->text;
-}
-
 // Reads and writes of one statement of the row's entry loop.
 struct EntryStatement {
   const LoopProgram& p;
@@ -125,7 +117,7 @@ Flattened flattenRows(const LoopProgram& p, const Stmt& rows) {
   std::set<std::string> flattened, readBefore;
   std::string pattern, index;
   for (const Stmt& child : rows->body) {
-    const std::string rowOf = child->kind == StmtKind::For ? rowPattern(p, *child, rows->counter) : "";
+    const std::string rowOf = child->kind == StmtKind::For ? rowEntriesPattern(*child, rows->counter, p.tensors) : "";
     if (!rowOf.empty() && (pattern.empty() || pattern == rowOf)) {
       EntryStatement entry{p, rowOf, writes};
       auto loop = copy(child);
@@ -154,7 +146,7 @@ Flattened flattenRows(const LoopProgram& p, const Stmt& rows) {
   if (moved.empty()) return {rows, nullptr, {}};
   // The entry loops' iterations were analysed with the moved statements in them.
   for (Stmt& child : out->body) {
-    if (child->kind != StmtKind::For || rowPattern(p, *child, rows->counter) != pattern) continue;
+    if (child->kind != StmtKind::For || rowEntriesPattern(*child, rows->counter, p.tensors) != pattern) continue;
     auto loop = copy(child);
     IterationFacts facts = analyzeIterations(*loop, p.tensors, {});
     loop->iterations = facts.kind;

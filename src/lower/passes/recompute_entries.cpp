@@ -21,8 +21,6 @@
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
 
-#include <algorithm>
-
 namespace react::passes {
 
 using namespace ir;
@@ -30,22 +28,16 @@ using ir::Expr;
 
 namespace {
 
-// The pattern whose row `row` a loop runs over at the pattern's last level, or "".
-std::string entriesPattern(const LoopProgram& p, const StmtNode& loop, const Name& row) {
-  const Name* positions = rowPositions(loop, row);
-  if (!positions || positions->level != p.tensors.at(positions->text).decl.format.rank() - 1) return "";
-  return positions->text;
-}
-
 // Every access of `tensor` in `s`, targets of assignments included.
 int accessesOf(const Stmt& s, const std::string& tensor) {
   int n = 0;
   forEachExpr(s, [&](const Expr& e) { n += e->kind == ExprKind::Access && e->tensor == tensor; });
   return n;
 }
-int accessesOf(const std::vector<Stmt>& body, const std::string& tensor) {
+using Statements = std::vector<Stmt>::const_iterator;
+int accessesOf(Statements first, Statements last, const std::string& tensor) {
   int n = 0;
-  for (const Stmt& s : body) n += accessesOf(s, tensor);
+  for (; first != last; ++first) n += accessesOf(*first, tensor);
   return n;
 }
 
@@ -75,7 +67,7 @@ bool readOnlyAtEntries(const LoopProgram& p, const StmtNode& row, size_t first, 
   const std::string& t = d.target->tensor;
   for (size_t k = first; k < row.body.size(); ++k) {
     const Stmt& child = row.body[k];
-    const bool entries = child->kind == StmtKind::For && entriesPattern(p, *child, row.counter) == pattern;
+    const bool entries = child->kind == StmtKind::For && rowEntriesPattern(*child, row.counter, p.tensors) == pattern;
     bool ok = true;
     forEachExpr(child, [&](const Expr& e) {
       if (e->kind == ExprKind::Access && e->tensor == t) ok = ok && entries && e->indices == d.target->indices;
@@ -90,7 +82,7 @@ std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row
   for (size_t k = 0; k < row.body.size(); ++k) {
     const Stmt& child = row.body[k];
     if (child->kind != StmtKind::For) continue;
-    const std::string pattern = entriesPattern(p, *child, row.counter);
+    const std::string pattern = rowEntriesPattern(*child, row.counter, p.tensors);
     if (pattern.empty()) continue;
     for (size_t n = 0; n < child->body.size(); ++n) {
       const StmtNode& s = *child->body[n];
@@ -103,11 +95,12 @@ std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row
       // Written here alone, and read only after, in this row.
       bool written = false;
       forEachStmt(p.body, [&](const Stmt& w) { written |= w.get() != &s && w->kind == StmtKind::Assign && writtenTensor(*w) == t; });
-      const int inRow = accessesOf(row.body, t);
-      const int before = accessesOf(std::vector<Stmt>(row.body.begin(), row.body.begin() + k), t) +
-                         accessesOf(std::vector<Stmt>(child->body.begin(), child->body.begin() + n), t);
+      const int inRow = accessesOf(row.body.begin(), row.body.end(), t);
+      const int before = accessesOf(row.body.begin(), row.body.begin() + static_cast<std::ptrdiff_t>(k), t) +
+                         accessesOf(child->body.begin(), child->body.begin() + static_cast<std::ptrdiff_t>(n), t);
       const Definition d{&s, s.target, s.value};
-      if (written || before || accessesOf(p.body, t) != inRow || !readOnlyAtEntries(p, row, k, d, pattern)) continue;
+      if (written || before || accessesOf(p.body.begin(), p.body.end(), t) != inRow || !readOnlyAtEntries(p, row, k, d, pattern))
+        continue;
       return d;
     }
   }
@@ -132,7 +125,7 @@ Stmt recomputed(const Stmt& row, const Definition& d, const LoopProgram& p) {
   auto out = copy(recompute.mutate(row));
   // The entry loops' iterations were analysed with the definition in them.
   for (Stmt& child : out->body)
-    if (child->kind == StmtKind::For && !entriesPattern(p, *child, row->counter).empty()) child = withIterations(child, p.tensors);
+    if (child->kind == StmtKind::For && !rowEntriesPattern(*child, row->counter, p.tensors).empty()) child = withIterations(child, p.tensors);
   return out;
 }
 
