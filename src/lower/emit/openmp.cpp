@@ -48,15 +48,16 @@ class OpenMPPrinter : public CppPrinter {
   }
 
   // A private buffer (per thread, or a serial nest's): its own vector, or, where its size is a
-  // small constant (MTTKRP's row of R per fibre, R up to 64), an array on the stack. A shared one lives in this
-  // site's workspace (ReactWorkspace, kept between runs, leased by one run at a time) and is filled by
-  // all threads, not by the one that allocates: a temporary of the size of the output (unfused
-  // modes) costs a serial pass over it otherwise, which at 16 threads is as long as the kernel.
+  // small constant (MTTKRP's row of R per fibre, R up to 64), an array on the stack. A shared one
+  // lives in this site's workspace (ReactWorkspace, kept between runs, leased by one run at a time)
+  // and is filled by all threads, not by the one that allocates: a temporary of the size of the
+  // output (unfused modes) costs a serial pass over it otherwise, which at 16 threads is as long as
+  // the kernel.
   //
-  // Why the array: GCC keeps an array whose address it has seen taken nowhere in registers across
-  // the loop that accumulates into it, where a vector's heap row may alias the kernel's other
-  // arrays and goes back to memory at every stored entry. MTTKRP at R = 64 on a tensor of short
-  // fibres ran 1.3-1.6x faster for it (docs/benchmarks-tensors.md).
+  // Why the array: GCC may keep an array whose address is taken nowhere in registers across the
+  // loop that accumulates into it, while a vector's heap row may, for all it knows, alias the
+  // kernel's other arrays. The fused MTTKRP at R = 64 took 1.3-1.6x less time so on the development
+  // machine (docs/benchmarks-tensors.md, "The fused MTTKRP's row on the stack").
   void allocate(const StmtNode& a) override {
     const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
     if (!a.parallelInit) {
