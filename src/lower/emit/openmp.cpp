@@ -56,8 +56,9 @@ class OpenMPPrinter : public CppPrinter {
   //
   // Why the array: GCC may keep an array whose address is taken nowhere in registers across the
   // loop that accumulates into it, while a vector's heap row may, for all it knows, alias the
-  // kernel's other arrays. The fused MTTKRP at R = 64 took 1.3-1.6x less time so on the development
-  // machine (docs/benchmarks-tensors.md, "The fused MTTKRP's row on the stack").
+  // kernel's other arrays. On the development machine the fused MTTKRP at R = 64 took 1.29x and
+  // 1.45x less time so on two tensors (least of six alternating runs; 1.08x and 1.34x by their
+  // medians; docs/benchmarks-tensors.md, "The fused MTTKRP's row on the stack").
   void allocate(const StmtNode& a) override {
     const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
     if (!a.parallelInit) {
