@@ -56,9 +56,10 @@ class OpenMPPrinter : public CppPrinter {
   //
   // Why the array: GCC may keep an array whose address is taken nowhere in registers across the
   // loop that accumulates into it, while a vector's heap row may, for all it knows, alias the
-  // kernel's other arrays. On the development machine the fused MTTKRP at R = 64 took 1.29x and
-  // 1.45x less time so on two tensors (least of six alternating runs; 1.08x and 1.34x by their
-  // medians; docs/benchmarks-tensors.md, "The fused MTTKRP's row on the stack").
+  // kernel's other arrays. The fused MTTKRP at R = 64 took 1.29x and 1.45x less time so on the
+  // development machine's AMD core (least of six alternating runs on two tensors; 1.08x and 1.34x
+  // by their medians), and 0.96-1.07x on the Xeon of the GPU machine, level at R = 16 and 32 on
+  // both (docs/benchmarks-tensors.md, "The fused MTTKRP's row on the stack").
   void allocate(const StmtNode& a) override {
     const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), values = mangle(a.name), type = typeName(a.type);
     if (!a.parallelInit) {
