@@ -7,11 +7,10 @@
 // while the temporary costs a store and a load of a value per entry, and a fill before the nest.
 // On an H100, sparse softmax on the 2.4M-entry power-law graph took 0.070-0.073 ms against
 // 0.100-0.105 in float64 and 0.051-0.055 against 0.077-0.081 in float32, side by side in two
-// leases (docs/benchmarks-device.md). The value is the same
-// function of the same inputs at every read, so the results do not change, in either
-// floating-point order. (On a host Kokkos exp is dearer than the memory it saves; the CPU's
-// target is OpenMP, which keeps the temporary and computes it in one vector loop,
-// flatten_entries.cpp.)
+// leases (docs/benchmarks-device.md). The value is the same function of the same inputs at every
+// read, so the results do not change, in either floating-point order. (On a host Kokkos exp is
+// dearer than the memory it saves; the CPU's target is OpenMP, which keeps the temporary and
+// computes it in one vector loop, flatten_entries.cpp.)
 //
 // What it requires: the temporary is written by that one statement in the whole kernel, and read
 // only after it, within the same row loop, in loops over the same row's entries at the same indices
@@ -125,7 +124,8 @@ Stmt recomputed(const Stmt& row, const Definition& d, const LoopProgram& p) {
   auto out = copy(recompute.mutate(row));
   // The entry loops' iterations were analysed with the definition in them.
   for (Stmt& child : out->body)
-    if (child->kind == StmtKind::For && !rowEntriesPattern(*child, row->counter, p.tensors).empty()) child = withIterations(child, p.tensors);
+    if (child->kind == StmtKind::For && !rowEntriesPattern(*child, row->counter, p.tensors).empty())
+      child = withIterations(child, p.tensors);
   return out;
 }
 
