@@ -77,6 +77,15 @@ TEST_CASE("fuzz quick run: 50 random programs in float32 through the OpenMP JIT 
   requireClean(o);
 }
 
+TEST_CASE("fuzz quick run: 50 random programs through the OpenMP JIT with masked blocks in plain C++, float64 and float32") {
+  // The kernels' AVX-512 form (passes/masked_blocks.cpp) on machines without AVX-512, emulated lane
+  // by lane: the loads, stores and sums at the masks the kernels compute. With AVX-512 the other
+  // JIT runs take the form itself.
+  FuzzOptions o = quick(test::scaled(50), 5000000, {Target::OpenMP});
+  o.jitFlags = "-DREACT_EMULATE_MASKED_BLOCKS";
+  requireClean(o);
+}
+
 TEST_CASE("fuzz: float32 differs from float64, within its bound, which one half-precision error exceeds") {
   // A result off by half precision's rounding (2^-11 of its largest entry) must be a mismatch:
   // the bound is far tighter than that, not a tolerance loose enough to pass anything.

@@ -149,6 +149,15 @@ std::vector<PassExample> examples() {
       typed({"lower-accesses", "sddmm_float32_of_float64", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"A", f32}}),
       {"bounds-check", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, checked, {}},
+      // A row's sum and its division in masked vector blocks, the coordinate's unused binding gone;
+      // in float32 blocks of floats.
+      {"masked-blocks", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      typed({"masked-blocks", "softmax_float32", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+            {{"S", f32}, {"A", f32}}),
+      // The stable softmax: the shifted exp (a local) stored and summed on the lanes, the division
+      // too; the maximum stays a scalar loop. SDDMM's entries read C's row at their column: left.
+      {"masked-blocks", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
+      {"masked-blocks", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // Co-iteration: S's, T's and A's values at the merge's fingers (p1_S, p1_T, p1_A); the
       // union's cases read a missing operand as 0. On Kokkos a csr row's entries go to its lanes.
       {"lower-accesses", "coiter_mul", "A = S * T", coiter, FusionMode::React, Target::OpenMP, {}, {}},

@@ -94,6 +94,8 @@ void CppPrinter::serialLoop(const StmtNode& l) {
   close();
 }
 
+void CppPrinter::maskedBlocks(const StmtNode&) { internalError("the printer met masked blocks outside an OpenMP kernel"); }
+
 void CppPrinter::privatesOf(const StmtNode& l) {
   for (const PrivateBuffer& b : l.privates)
     allocate(*ir::allocate(b.tensor, b.type, var(Name{Role::Size, b.tensor}, Type::Int64), b.init, false));
@@ -126,6 +128,7 @@ void CppPrinter::stmt(const Stmt& s) {
       return line(t + " = react_max(" + t + ", " + v + ");");
     }
     case StmtKind::For:
+      if (s->maskedBlocks) return maskedBlocks(*s);
       if (s->schedule != Schedule::Serial) return scheduledLoop(*s);
       privatesOf(*s);
       return serialLoop(*s);

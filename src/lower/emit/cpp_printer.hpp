@@ -26,6 +26,8 @@ class CppPrinter {
   virtual void prepare(const ir::StmtNode& p) = 0;
   // A loop whose schedule is not Serial (Vector, LaneReduce, Parallel, ParallelReduce).
   virtual void scheduledLoop(const ir::StmtNode& l) = 0;
+  // A loop in masked vector blocks (StmtNode::maskedBlocks): only the OpenMP target has them.
+  virtual void maskedBlocks(const ir::StmtNode& l);
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
   virtual std::string epilogue() const { return ""; }

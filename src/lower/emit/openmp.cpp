@@ -4,8 +4,11 @@
 #include "lower/openmp_dense_product_text.hpp"
 #include "lower/openmp_prelude_text.hpp"
 #include "lower/workspace_text.hpp"
+#include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
+
+#include <set>
 
 namespace react::emit {
 
@@ -127,6 +130,71 @@ class OpenMPPrinter : public CppPrinter {
     share.lo = var(Name{Role::Generated, "react_rows.lo"}, Type::Int64);
     share.hi = var(Name{Role::Generated, "react_rows.hi"}, Type::Int64);
     serialLoop(share);
+  }
+
+  // Where the prelude defines ReactLanes (REACT_MASKED_BLOCKS: AVX-512), the loop in blocks of one
+  // vector's lanes, each masked to the entries left before the row's end (passes/masked_blocks.cpp);
+  // elsewhere the loop as its schedule says.
+  void maskedBlocks(const StmtNode& l) override {
+    Name adds;
+    const std::optional<Type> type = maskedLanesType(l, &adds);
+    if (!type) internalError("masked blocks over a body the lanes cannot run");
+    const std::string counter = mangle(l.counter);
+    line("#if defined(REACT_MASKED_BLOCKS)");
+    open("{");
+    line("using react_lanes = ReactLanes<" + typeName(*type) + ">;");
+    line("const int64_t react_end = " + expr(l.hi) + ";");
+    if (!adds.text.empty()) line("react_lanes::Vector react_lanes_sum = react_lanes::zero();");
+    open("for (int64_t " + counter + " = " + expr(l.lo) + "; " + counter + " < react_end; " + counter + " += react_lanes::width) {");
+    line("const react_lanes::Mask react_mask = react_lanes::mask(react_end - " + counter + ");");
+    std::set<Name> locals;
+    for (const Stmt& s : l.body) {
+      if (s->kind == StmtKind::Let) {
+        line("react_lanes::Vector " + mangle(s->name) + " = " + lanes(s->value, locals) + ";");
+        locals.insert(s->name);
+      } else if (s->target->kind == ExprKind::Var && locals.count(s->target->name)) {
+        const std::string local = mangle(s->target->name);
+        line(local + " = " + (s->update == Update::Add ? "(" + local + " + " + lanes(s->value, locals) + ")" : lanes(s->value, locals)) + ";");
+      } else if (s->target->kind == ExprKind::Var) {
+        line("react_lanes_sum = react_lanes::add(react_lanes_sum, react_mask, " + lanes(s->value, locals) + ");");
+      } else {
+        line("react_lanes::store(react_mask, " + mangle(s->target->name) + " + " + counter + ", " + lanes(s->value, locals) + ");");
+      }
+    }
+    close();
+    if (!adds.text.empty()) line(mangle(adds) + " += react_lanes::sum(react_lanes_sum);");
+    close();
+    line("#else");
+    StmtNode plain = l;
+    plain.maskedBlocks = false;
+    stmt(std::make_shared<const StmtNode>(plain));
+    line("#endif");
+  }
+
+  // A value of a masked block's body on the lanes (maskedLanesType says which values occur): the
+  // block's `locals` are vectors, other variables scalars the same in every lane.
+  std::string lanes(const Expr& e, const std::set<Name>& locals) const {
+    auto a = [&](size_t k) { return lanes(e->args[k], locals); };
+    switch (e->kind) {
+      case ExprKind::Var:
+        if (locals.count(e->name)) return mangle(e->name);
+        [[fallthrough]];
+      case ExprKind::FloatImm: return "react_lanes::splat(" + expr(e) + ")";
+      case ExprKind::Load: return "react_lanes::load(react_mask, " + mangle(e->name) + " + " + expr(e->args[0]) + ")";
+      case ExprKind::Neg: return "(-" + a(0) + ")";
+      case ExprKind::Binary: {
+        static const char* const ops[] = {" + ", " - ", " * ", " / "};
+        return "(" + a(0) + ops[static_cast<int>(e->op)] + a(1) + ")";
+      }
+      case ExprKind::Call: {
+        static const std::map<Callee, std::string> functions{
+            {Callee::Exp, "exp"}, {Callee::Log, "log"}, {Callee::Sqrt, "sqrt"}, {Callee::Max, "max"}, {Callee::Min, "min"}};
+        std::string args;
+        for (size_t k = 0; k < e->args.size(); ++k) args += (k ? ", " : "") + a(k);
+        return "react_lanes::" + functions.at(e->callee) + "(" + args + ")";
+      }
+      default: internalError("masked blocks over " + ir::print(e));
+    }
   }
 
   void scheduledLoop(const StmtNode& l) override {

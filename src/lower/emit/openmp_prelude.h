@@ -22,6 +22,110 @@ extern "C" double log(double) noexcept;
 extern "C" float logf(float) noexcept;
 #endif
 
+// Masked vector blocks (src/lower/passes/masked_blocks.cpp): a row's stored entries in blocks of
+// one vector's lanes, the lanes past the row's end masked off: loaded as 0, never stored, added
+// to no sum. Defined where the compiler targets AVX-512, whose masked loads and stores cost what
+// plain ones do; exp and log are libmvec's AVX-512 variants, the functions `omp simd` loops call.
+// Elsewhere, or given -DREACT_NO_MASKED_BLOCKS (REACT_JIT_OPENMP_FLAGS: what the form gains is
+// measured so), a kernel runs its loops as they were, unless REACT_EMULATE_MASKED_BLOCKS asks for
+// the same blocks in plain C++, lane by lane, so that machines without AVX-512 test the kernels'
+// masked form (test/test_masked_blocks.cpp, test/test_fuzz.cpp).
+#if defined(__AVX512F__) && defined(__GLIBC__) && defined(__x86_64__) && !defined(REACT_NO_MASKED_BLOCKS)
+#include <immintrin.h>
+#define REACT_MASKED_BLOCKS 1
+extern "C" __m512d _ZGVeN8v_exp(__m512d) noexcept;
+extern "C" __m512d _ZGVeN8v_log(__m512d) noexcept;
+extern "C" __m512 _ZGVeN16v_expf(__m512) noexcept;
+extern "C" __m512 _ZGVeN16v_logf(__m512) noexcept;
+template <class T>
+struct ReactLanes;
+template <>
+struct ReactLanes<double> {
+  using Vector = __m512d;
+  using Mask = __mmask8;
+  static constexpr int64_t width = 8;
+  static Mask mask(int64_t left) { return left >= width ? Mask(0xFF) : Mask((1u << left) - 1); }
+  static Vector zero() { return _mm512_setzero_pd(); }
+  static Vector splat(double x) { return _mm512_set1_pd(x); }
+  static Vector load(Mask m, const double* p) { return _mm512_maskz_loadu_pd(m, p); }
+  static void store(Mask m, double* p, Vector v) { _mm512_mask_storeu_pd(p, m, v); }
+  static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_pd(sum, m, sum, v); }
+  static double sum(Vector v) { return _mm512_reduce_add_pd(v); }
+  static Vector exp(Vector v) { return _ZGVeN8v_exp(v); }
+  static Vector log(Vector v) { return _ZGVeN8v_log(v); }
+  static Vector sqrt(Vector v) { return _mm512_sqrt_pd(v); }
+  // a > b ? a : b per lane, as react_max (b where either is NaN)
+  static Vector max(Vector a, Vector b) { return _mm512_max_pd(a, b); }
+  static Vector min(Vector a, Vector b) { return _mm512_min_pd(a, b); }
+};
+template <>
+struct ReactLanes<float> {
+  using Vector = __m512;
+  using Mask = __mmask16;
+  static constexpr int64_t width = 16;
+  static Mask mask(int64_t left) { return left >= width ? Mask(0xFFFF) : Mask((1u << left) - 1); }
+  static Vector zero() { return _mm512_setzero_ps(); }
+  static Vector splat(float x) { return _mm512_set1_ps(x); }
+  static Vector load(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(Mask m, float* p, Vector v) { _mm512_mask_storeu_ps(p, m, v); }
+  static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_ps(sum, m, sum, v); }
+  static float sum(Vector v) { return _mm512_reduce_add_ps(v); }
+  static Vector exp(Vector v) { return _ZGVeN16v_expf(v); }
+  static Vector log(Vector v) { return _ZGVeN16v_logf(v); }
+  static Vector sqrt(Vector v) { return _mm512_sqrt_ps(v); }
+  static Vector max(Vector a, Vector b) { return _mm512_max_ps(a, b); }
+  static Vector min(Vector a, Vector b) { return _mm512_min_ps(a, b); }
+};
+#elif defined(REACT_EMULATE_MASKED_BLOCKS)
+#define REACT_MASKED_BLOCKS 1
+template <class T>
+struct ReactLanes {
+  static constexpr int64_t width = 64 / sizeof(T);
+  typedef T Vector __attribute__((vector_size(64)));
+  using Mask = uint32_t;
+  static bool on(Mask m, int64_t l) { return (m >> l) & 1u; }
+  static Mask mask(int64_t left) { return Mask((1ull << (left >= width ? width : left)) - 1); }
+  static Vector zero() { return Vector{}; }
+  static Vector splat(T x) { return zero() + x; }
+  static Vector load(Mask m, const T* p) {
+    Vector v{};
+    for (int64_t l = 0; l < width; ++l)
+      if (on(m, l)) v[l] = p[l];
+    return v;
+  }
+  static void store(Mask m, T* p, Vector v) {
+    for (int64_t l = 0; l < width; ++l)
+      if (on(m, l)) p[l] = v[l];
+  }
+  static Vector add(Vector sum, Mask m, Vector v) {
+    for (int64_t l = 0; l < width; ++l)
+      if (on(m, l)) sum[l] += v[l];
+    return sum;
+  }
+  static T sum(Vector v) {
+    T s = 0;
+    for (int64_t l = 0; l < width; ++l) s += v[l];
+    return s;
+  }
+  template <class F>
+  static Vector each(Vector v, F f) {
+    for (int64_t l = 0; l < width; ++l) v[l] = f(v[l]);
+    return v;
+  }
+  static Vector exp(Vector v) { return each(v, [](T x) { return std::exp(x); }); }
+  static Vector log(Vector v) { return each(v, [](T x) { return std::log(x); }); }
+  static Vector sqrt(Vector v) { return each(v, [](T x) { return std::sqrt(x); }); }
+  static Vector max(Vector a, Vector b) {
+    for (int64_t l = 0; l < width; ++l) a[l] = a[l] > b[l] ? a[l] : b[l];
+    return a;
+  }
+  static Vector min(Vector a, Vector b) {
+    for (int64_t l = 0; l < width; ++l) a[l] = a[l] < b[l] ? a[l] : b[l];
+    return a;
+  }
+};
+#endif
+
 // To stderr, flushed: stdout may be a pipe, whose buffer abort() throws away.
 #define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
 #define REACT_ABORT() abort()

@@ -3,6 +3,9 @@
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 
+#include <algorithm>
+#include <functional>
+
 namespace react::ir {
 
 bool varies(const ExprNode& access, const std::string& index, const std::map<std::string, TensorStorage>& tensors) {
@@ -64,6 +67,61 @@ std::string rowEntriesPattern(const StmtNode& loop, const Name& row, const std::
   const Name* positions = rowPositions(loop, row);
   if (!positions || positions->level != tensors.at(positions->text).decl.format.rank() - 1) return "";
   return positions->text;
+}
+
+bool overRowPositions(const StmtNode& loop) {
+  const Expr &lo = loop.lo, &hi = loop.hi;
+  if (lo->kind != ExprKind::Load || lo->name.role != Role::Positions || hi->kind != ExprKind::Load || hi->name != lo->name)
+    return false;
+  const Expr& next = hi->args.at(0);
+  return next->kind == ExprKind::Binary && next->op == BinOp::Add && equal(next->args[0], lo->args.at(0)) &&
+         next->args[1]->kind == ExprKind::IntImm && next->args[1]->intValue == 1;
+}
+
+std::optional<Type> maskedLanesType(const StmtNode& loop, Name* adds) {
+  std::optional<Type> lanes;
+  auto sameLanes = [&](Type t) {
+    if (!lanes) lanes = t;
+    return isFloat(t) && *lanes == t;
+  };
+  auto atCounter = [&](const ExprNode& e) {
+    const Expr& offset = e.args.at(0);
+    return e.name.role == Role::Values && offset->kind == ExprKind::Var && offset->name == loop.counter;
+  };
+  std::set<Name> read, locals;
+  std::function<bool(const Expr&)> value = [&](const Expr& e) {
+    if (!sameLanes(e->type)) return false;
+    switch (e->kind) {
+      case ExprKind::FloatImm: return true;
+      case ExprKind::Var: return read.insert(e->name), true;
+      case ExprKind::Load: return atCounter(*e);
+      case ExprKind::Neg: return value(e->args[0]);
+      case ExprKind::Binary: return !isComparison(e->op) && value(e->args[0]) && value(e->args[1]);
+      case ExprKind::Call: {
+        static const std::set<Callee> lanewise{Callee::Exp, Callee::Log, Callee::Sqrt, Callee::Max, Callee::Min};
+        return lanewise.count(e->callee) && std::all_of(e->args.begin(), e->args.end(), value);
+      }
+      default: return false;
+    }
+  };
+  *adds = Name{};
+  for (const Stmt& s : loop.body) {
+    if (s->kind == StmtKind::Let) {
+      if (!sameLanes(s->type) || !value(s->value)) return std::nullopt;
+      locals.insert(s->name);
+      continue;
+    }
+    if (s->kind != StmtKind::Assign || s->atomic || !sameLanes(s->target->type) || !value(s->value)) return std::nullopt;
+    const ExprNode& t = *s->target;
+    const bool local = t.kind == ExprKind::Var && locals.count(t.name) && s->update != Update::Max;
+    const bool stores = t.kind == ExprKind::Load && s->update == Update::Set && atCounter(t);
+    const bool sums = t.kind == ExprKind::Var && !locals.count(t.name) && s->update == Update::Add &&
+                      (adds->text.empty() || *adds == t.name);
+    if (!local && !stores && !sums) return std::nullopt;
+    if (sums) *adds = t.name;
+  }
+  if (loop.body.empty() || read.count(*adds)) return std::nullopt;
+  return lanes;
 }
 
 bool declaresLocals(const StmtNode& loop) {

@@ -57,6 +57,9 @@ class TextPrinter {
           for (const Name& a : s->jointReduceVars) head += ", " + mangle(a);
           head += s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)";
         }
+        if (s->maskedBlocks)
+          head += " masked-blocks" + (s->schedule == Schedule::LaneReduce || s->reduceVar.text.empty() ? std::string()
+                                                                                                       : " adding into " + mangle(s->reduceVar));
         if (s->iterations == Iterations::Independent) head += " independent";
         if (s->iterations == Iterations::ReduceScalar)
           head += " reduces " + reducedName(*s->reduceTarget) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");

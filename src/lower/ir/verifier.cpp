@@ -1,4 +1,5 @@
 // The rules every pass keeps, checked after each (passes/schedule.cpp).
+#include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
 
@@ -178,6 +179,7 @@ class Verifier {
           }
         }
         if (!s->jointReduceVars.empty() && s->schedule != Schedule::LaneReduce) fail("joint accumulators outside a lane-reduce loop", s);
+        if (s->maskedBlocks) maskedBlocks(s);
         if (lookup(s->counter)) fail("counter '" + mangle(s->counter) + "' is already bound", s);
         scopes_.emplace_back();
         declare(s->counter, {false, Type::Int64});
@@ -202,6 +204,19 @@ class Verifier {
         sameType(valueTypeOf(k_.tensors.at(s->name.text)), s->type, "tensor '" + s->name.text + "'", s);
         return;
     }
+  }
+
+  // A body the lanes can run (maskedLanesType) over one row's positions, adding into the declared
+  // mutable accumulator of the lanes' type where it adds.
+  void maskedBlocks(const Stmt& s) {
+    Name adds;
+    const std::optional<Type> lanes = maskedLanesType(*s, &adds);
+    if (!lanes || !overRowPositions(*s) || (s->schedule != Schedule::Serial && s->schedule != Schedule::Vector && s->schedule != Schedule::LaneReduce))
+      fail("masked blocks over a loop the lanes cannot run", s);
+    if (adds != s->reduceVar) fail("masked blocks adding into another variable than their accumulator", s);
+    if (adds.text.empty()) return;
+    const Declared* d = lookup(adds);
+    if (!d || !d->isMutable || s->reduceType != *lanes || d->type != *lanes) fail("masked blocks adding into an undeclared accumulator", s);
   }
 
   // Positions of a level the kernel has, integer bounds computed outside, a positive run length;

@@ -37,6 +37,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   passes.push_back({"lower-accesses", lowerAccesses});
   if (target == Target::OpenMP && reassociate) passes.push_back({"jam-entries", jamEntries});
   if (options.boundsCheck) passes.push_back({"bounds-check", checkBounds});
+  if (target == Target::OpenMP && reassociate) passes.push_back({"masked-blocks", maskBlocks});
   return passes;
 }
 
