@@ -39,43 +39,30 @@ extern "C" __m512 _ZGVeN16v_expf(__m512) noexcept;
 extern "C" __m512 _ZGVeN16v_logf(__m512) noexcept;
 template <class T>
 struct ReactLanes;
-template <>
-struct ReactLanes<double> {
-  using Vector = __m512d;
-  using Mask = __mmask8;
-  static constexpr int64_t width = 8;
-  static Mask mask(int64_t left) { return left >= width ? Mask(0xFF) : Mask((1u << left) - 1); }
-  static Vector zero() { return _mm512_setzero_pd(); }
-  static Vector splat(double x) { return _mm512_set1_pd(x); }
-  static Vector load(Mask m, const double* p) { return _mm512_maskz_loadu_pd(m, p); }
-  static void store(Mask m, double* p, Vector v) { _mm512_mask_storeu_pd(p, m, v); }
-  static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_pd(sum, m, sum, v); }
-  static double sum(Vector v) { return _mm512_reduce_add_pd(v); }
-  static Vector exp(Vector v) { return _ZGVeN8v_exp(v); }
-  static Vector log(Vector v) { return _ZGVeN8v_log(v); }
-  static Vector sqrt(Vector v) { return _mm512_sqrt_pd(v); }
-  // a > b ? a : b per lane, as react_max (b where either is NaN)
-  static Vector max(Vector a, Vector b) { return _mm512_max_pd(a, b); }
-  static Vector min(Vector a, Vector b) { return _mm512_min_pd(a, b); }
-};
-template <>
-struct ReactLanes<float> {
-  using Vector = __m512;
-  using Mask = __mmask16;
-  static constexpr int64_t width = 16;
-  static Mask mask(int64_t left) { return left >= width ? Mask(0xFFFF) : Mask((1u << left) - 1); }
-  static Vector zero() { return _mm512_setzero_ps(); }
-  static Vector splat(float x) { return _mm512_set1_ps(x); }
-  static Vector load(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
-  static void store(Mask m, float* p, Vector v) { _mm512_mask_storeu_ps(p, m, v); }
-  static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_ps(sum, m, sum, v); }
-  static float sum(Vector v) { return _mm512_reduce_add_ps(v); }
-  static Vector exp(Vector v) { return _ZGVeN16v_expf(v); }
-  static Vector log(Vector v) { return _ZGVeN16v_logf(v); }
-  static Vector sqrt(Vector v) { return _mm512_sqrt_ps(v); }
-  static Vector max(Vector a, Vector b) { return _mm512_max_ps(a, b); }
-  static Vector min(Vector a, Vector b) { return _mm512_min_ps(a, b); }
-};
+// One specialisation per value type: T's vector and mask types, its lanes, and the suffix of its
+// intrinsics (pd, ps). max and min are a > b ? a : b per lane, as react_max (b where either is NaN).
+#define REACT_LANES_AVX512(T, V, M, W, S, EXP, LOG)                                                \
+  template <>                                                                                      \
+  struct ReactLanes<T> {                                                                           \
+    using Vector = V;                                                                              \
+    using Mask = M;                                                                                \
+    static constexpr int64_t width = W;                                                            \
+    static Mask mask(int64_t left) { return left >= width ? Mask(~Mask(0)) : Mask((1u << left) - 1); } \
+    static Vector zero() { return _mm512_setzero_##S(); }                                          \
+    static Vector splat(T x) { return _mm512_set1_##S(x); }                                        \
+    static Vector load(Mask m, const T* p) { return _mm512_maskz_loadu_##S(m, p); }                \
+    static void store(Mask m, T* p, Vector v) { _mm512_mask_storeu_##S(p, m, v); }                 \
+    static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_##S(sum, m, sum, v); } \
+    static T sum(Vector v) { return _mm512_reduce_add_##S(v); }                                    \
+    static Vector exp(Vector v) { return EXP(v); }                                                 \
+    static Vector log(Vector v) { return LOG(v); }                                                 \
+    static Vector sqrt(Vector v) { return _mm512_sqrt_##S(v); }                                    \
+    static Vector max(Vector a, Vector b) { return _mm512_max_##S(a, b); }                         \
+    static Vector min(Vector a, Vector b) { return _mm512_min_##S(a, b); }                         \
+  };
+REACT_LANES_AVX512(double, __m512d, __mmask8, 8, pd, _ZGVeN8v_exp, _ZGVeN8v_log)
+REACT_LANES_AVX512(float, __m512, __mmask16, 16, ps, _ZGVeN16v_expf, _ZGVeN16v_logf)
+#undef REACT_LANES_AVX512
 #elif defined(REACT_EMULATE_MASKED_BLOCKS)
 #define REACT_MASKED_BLOCKS 1
 template <class T>

@@ -4,15 +4,16 @@
 // lanes past the row's end masked off (StmtNode::maskedBlocks), where the kernel's compiler
 // targets AVX-512; elsewhere the loop stays as it was.
 //
-// Why: the rows of graphs hold a few entries each (4.5 on pubmed), fewer than a vector's lanes,
-// so `omp simd` ran them in its scalar remainder, and a row's sum was a scalar loop; each row
-// ended in a mispredicted loop exit. As masked blocks a row of up to 8 doubles is one vector load,
-// one sum and one store. On the GPU machine's Xeon, hand-written kernels of this form ran row
-// normalisation 1.5-2.2x and softmax 1.3-1.9x faster at one thread than the form react emitted
-// (bcsstk16's rows of 60 level), and row normalisation 1.7x at 16 threads on a 4M-entry power-law
-// graph; the same blocks in plain C++ whose `if (l < left)` the compiler masks were no faster than
-// before (docs/benchmarks.md). AVX2's masked stores are slow on AMD cores (2x slower there), hence
-// AVX-512 only.
+// Why: the rows of graphs hold a few entries each (4.5 on pubmed), fewer than a vector's lanes, so
+// `omp simd` ran them in its scalar remainder, a row's sum was a scalar loop, and each row's loops
+// exit after a different count. As masked blocks a row of up to 8 doubles is one vector load, one
+// sum and one store. On the GPU machine's Xeon at one thread (react-bench, five alternating
+// processes with and without the form on a pinned core, seven matrices): row normalisation 1.48x
+// faster in float64 and 1.97x in float32 (geomean), softmax 1.33x and 1.68x; cora (0.94x in
+// float64, a 0.02 ms kernel) and bcsstk16 (rows of 60) gain least. Hand-written blocks in plain C++
+// whose `if (l < left)` the compiler masks were no faster than the scalar rows, hence the
+// intrinsics (docs/benchmarks.md). AVX2's masked stores are slow on AMD cores (a hand-written row
+// normalisation of them ran 2x slower there), hence AVX-512 only.
 //
 // Only under reassociation: the row's sum is added in lanes. A store-only loop would keep its
 // results, but it runs where the sum does. A loop reading anything at another position (a gather
