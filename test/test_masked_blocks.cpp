@@ -42,6 +42,7 @@ const std::vector<std::string> kRowKernels = {
     "A(i,j) = exp(S(i,j)) / sum(exp(S(i,j)), j)",   // the flat exp, then the same
     "A(i,j) = S(i,j) / sum(sqrt(S(i,j)) * S(i,j) - 0.25, j)",  // a sum of locals
     "A(i,j) = max(S(i,j), 1.0) - min(S(i,j), 1.0) * 2.0",      // stores of locals
+    "A(i,j) = softmax(S(i,j), j)",                             // a maximum, then the shifted exp's sum
 };
 
 Environment rowsEnv() {

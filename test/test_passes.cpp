@@ -154,8 +154,8 @@ std::vector<PassExample> examples() {
       {"masked-blocks", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       typed({"masked-blocks", "softmax_float32", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
             {{"S", f32}, {"A", f32}}),
-      // The stable softmax: the shifted exp (a local) stored and summed on the lanes, the division
-      // too; the maximum stays a scalar loop. SDDMM's entries read C's row at their column: left.
+      // The stable softmax: the row's maximum, the shifted exp (a local) stored and summed, and the
+      // division, all on the lanes. SDDMM's entries read C's row at their column: left as they are.
       {"masked-blocks", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::OpenMP, {}, {}},
       {"masked-blocks", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},
       // Co-iteration: S's, T's and A's values at the merge's fingers (p1_S, p1_T, p1_A); the

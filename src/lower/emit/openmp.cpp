@@ -136,15 +136,16 @@ class OpenMPPrinter : public CppPrinter {
   // vector's lanes, each masked to the entries left before the row's end (passes/masked_blocks.cpp);
   // elsewhere the loop as its schedule says.
   void maskedBlocks(const StmtNode& l) override {
-    Name adds;
-    const std::optional<Type> type = maskedLanesType(l, &adds);
-    if (!type) internalError("masked blocks over a body the lanes cannot run");
-    const std::string counter = mangle(l.counter);
+    const std::optional<MaskedLanes> m = maskedLanes(l);
+    if (!m) internalError("masked blocks over a body the lanes cannot run");
+    const bool reduces = !m->reduced.text.empty(), sum = m->op == ReduceOp::Sum;
+    const std::string counter = mangle(l.counter), reduced = mangle(m->reduced);
     line("#if defined(REACT_MASKED_BLOCKS)");
     open("{");
-    line("using react_lanes = ReactLanes<" + typeName(*type) + ">;");
+    line("using react_lanes = ReactLanes<" + typeName(m->type) + ">;");
     line("const int64_t react_end = " + expr(l.hi) + ";");
-    if (!adds.text.empty()) line("react_lanes::Vector react_lanes_sum = react_lanes::zero();");
+    // The lanes start at the reduction's identity: 0, or -inf for a maximum.
+    if (reduces) line(std::string("react_lanes::Vector react_lanes_acc = react_lanes::") + (sum ? "zero" : "lowest") + "();");
     open("for (int64_t " + counter + " = " + expr(l.lo) + "; " + counter + " < react_end; " + counter + " += react_lanes::width) {");
     line("const react_lanes::Mask react_mask = react_lanes::mask(react_end - " + counter + ");");
     std::set<Name> locals;
@@ -156,13 +157,15 @@ class OpenMPPrinter : public CppPrinter {
         const std::string local = mangle(s->target->name);
         line(local + " = " + (s->update == Update::Add ? "(" + local + " + " + lanes(s->value, locals) + ")" : lanes(s->value, locals)) + ";");
       } else if (s->target->kind == ExprKind::Var) {
-        line("react_lanes_sum = react_lanes::add(react_lanes_sum, react_mask, " + lanes(s->value, locals) + ");");
+        line(std::string("react_lanes_acc = react_lanes::") + (sum ? "add" : "max") + "(react_lanes_acc, react_mask, " +
+             lanes(s->value, locals) + ");");
       } else {
         line("react_lanes::store(react_mask, " + mangle(s->target->name) + " + " + counter + ", " + lanes(s->value, locals) + ");");
       }
     }
     close();
-    if (!adds.text.empty()) line(mangle(adds) + " += react_lanes::sum(react_lanes_sum);");
+    if (reduces && sum) line(reduced + " += react_lanes::sum(react_lanes_acc);");
+    if (reduces && !sum) line(reduced + " = react_max(" + reduced + ", react_lanes::maximum(react_lanes_acc));");
     close();
     line("#else");
     StmtNode plain = l;
@@ -171,7 +174,7 @@ class OpenMPPrinter : public CppPrinter {
     line("#endif");
   }
 
-  // A value of a masked block's body on the lanes (maskedLanesType says which values occur): the
+  // A value of a masked block's body on the lanes (maskedLanes says which values occur): the
   // block's `locals` are vectors, other variables scalars the same in every lane.
   std::string lanes(const Expr& e, const std::set<Name>& locals) const {
     auto a = [&](size_t k) { return lanes(e->args[k], locals); };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <vector>
 #include <omp.h>
@@ -52,8 +53,11 @@ struct ReactLanes;
     static Vector splat(T x) { return _mm512_set1_##S(x); }                                        \
     static Vector load(Mask m, const T* p) { return _mm512_maskz_loadu_##S(m, p); }                \
     static void store(Mask m, T* p, Vector v) { _mm512_mask_storeu_##S(p, m, v); }                 \
+    static Vector lowest() { return _mm512_set1_##S(-std::numeric_limits<T>::infinity()); }         \
     static Vector add(Vector sum, Mask m, Vector v) { return _mm512_mask_add_##S(sum, m, sum, v); } \
+    static Vector max(Vector top, Mask m, Vector v) { return _mm512_mask_max_##S(top, m, top, v); } \
     static T sum(Vector v) { return _mm512_reduce_add_##S(v); }                                    \
+    static T maximum(Vector v) { return _mm512_reduce_max_##S(v); }                                \
     static Vector exp(Vector v) { return EXP(v); }                                                 \
     static Vector log(Vector v) { return LOG(v); }                                                 \
     static Vector sqrt(Vector v) { return _mm512_sqrt_##S(v); }                                    \
@@ -89,10 +93,21 @@ struct ReactLanes {
       if (on(m, l)) sum[l] += v[l];
     return sum;
   }
+  static Vector lowest() { return splat(-std::numeric_limits<T>::infinity()); }
+  static Vector max(Vector top, Mask m, Vector v) {
+    for (int64_t l = 0; l < width; ++l)
+      if (on(m, l)) top[l] = top[l] > v[l] ? top[l] : v[l];
+    return top;
+  }
   static T sum(Vector v) {
     T s = 0;
     for (int64_t l = 0; l < width; ++l) s += v[l];
     return s;
+  }
+  static T maximum(Vector v) {
+    T top = v[0];
+    for (int64_t l = 1; l < width; ++l) top = top > v[l] ? top : v[l];
+    return top;
   }
   template <class F>
   static Vector each(Vector v, F f) {

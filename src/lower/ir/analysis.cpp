@@ -78,7 +78,7 @@ bool overRowPositions(const StmtNode& loop) {
          next->args[1]->kind == ExprKind::IntImm && next->args[1]->intValue == 1;
 }
 
-std::optional<Type> maskedLanesType(const StmtNode& loop, Name* adds) {
+std::optional<MaskedLanes> maskedLanes(const StmtNode& loop) {
   std::optional<Type> lanes;
   auto sameLanes = [&](Type t) {
     if (!lanes) lanes = t;
@@ -104,7 +104,7 @@ std::optional<Type> maskedLanesType(const StmtNode& loop, Name* adds) {
       default: return false;
     }
   };
-  *adds = Name{};
+  MaskedLanes m;
   for (const Stmt& s : loop.body) {
     if (s->kind == StmtKind::Let) {
       if (!sameLanes(s->type) || !value(s->value)) return std::nullopt;
@@ -113,15 +113,17 @@ std::optional<Type> maskedLanesType(const StmtNode& loop, Name* adds) {
     }
     if (s->kind != StmtKind::Assign || s->atomic || !sameLanes(s->target->type) || !value(s->value)) return std::nullopt;
     const ExprNode& t = *s->target;
+    const ReduceOp op = s->update == Update::Max ? ReduceOp::Max : ReduceOp::Sum;
     const bool local = t.kind == ExprKind::Var && locals.count(t.name) && s->update != Update::Max;
     const bool stores = t.kind == ExprKind::Load && s->update == Update::Set && atCounter(t);
-    const bool sums = t.kind == ExprKind::Var && !locals.count(t.name) && s->update == Update::Add &&
-                      (adds->text.empty() || *adds == t.name);
-    if (!local && !stores && !sums) return std::nullopt;
-    if (sums) *adds = t.name;
+    const bool reduces = t.kind == ExprKind::Var && !locals.count(t.name) && s->update != Update::Set &&
+                         (m.reduced.text.empty() || (m.reduced == t.name && m.op == op));
+    if (!local && !stores && !reduces) return std::nullopt;
+    if (reduces) m.reduced = t.name, m.op = op;
   }
-  if (loop.body.empty() || read.count(*adds)) return std::nullopt;
-  return lanes;
+  if (loop.body.empty() || read.count(m.reduced)) return std::nullopt;
+  m.type = *lanes;
+  return m;
 }
 
 bool declaresLocals(const StmtNode& loop) {

@@ -49,14 +49,19 @@ const Name* rowPositions(const StmtNode& loop, const Name& row);
 // The matrix or tensor whose stored entries a loop visits when it runs over row `row` at the
 // pattern's last level (positions[row] .. positions[row + 1], each position a stored entry), or "".
 std::string rowEntriesPattern(const StmtNode& loop, const Name& row, const std::map<std::string, TensorStorage>& tensors);
-// The value type a masked-blocks loop's lanes hold (StmtNode::maskedBlocks), where the loop's body
-// allows them: locals it declares, and assignments, each to such a local, a store into a tensor's
-// values at the loop's counter or an addition into one variable declared outside that the body
-// does not otherwise read (`adds`, left empty where there is none); values made of loads of values
-// at the counter, variables, constants, + - * /, negation, exp, log, sqrt, max and min, all of one
-// float type. Then every iteration touches memory only at its own position: iterations are
-// independent but for the addition. None where the body is anything else.
-std::optional<Type> maskedLanesType(const StmtNode& loop, Name* adds);
+// What a masked-blocks loop's lanes hold (StmtNode::maskedBlocks), where the loop's body allows
+// them: locals it declares, and assignments, each to such a local, a store into a tensor's values
+// at the loop's counter, or a reduction (+= or max=) into one variable declared outside that the
+// body does not otherwise read; values made of loads of values at the counter, variables,
+// constants, + - * /, negation, exp, log, sqrt, max and min, all of one float type. Then every
+// iteration touches memory only at its own position: iterations are independent but for the
+// reduction. None where the body is anything else.
+struct MaskedLanes {
+  Type type = Type::Float64;
+  Name reduced;  // the variable the body reduces into; empty where it reduces into none
+  ReduceOp op = ReduceOp::Sum;
+};
+std::optional<MaskedLanes> maskedLanes(const StmtNode& loop);
 // Does the loop run over one row of a compressed level: [positions[r], positions[r + 1])?
 bool overRowPositions(const StmtNode& loop);
 // Does the body declare a local variable (a scalar temporary private to one iteration)?

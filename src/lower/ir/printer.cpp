@@ -58,8 +58,9 @@ class TextPrinter {
           head += s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)";
         }
         if (s->maskedBlocks)
-          head += " masked-blocks" + (s->schedule == Schedule::LaneReduce || s->reduceVar.text.empty() ? std::string()
-                                                                                                       : " adding into " + mangle(s->reduceVar));
+          head += " masked-blocks" + (s->schedule == Schedule::LaneReduce || s->reduceVar.text.empty()
+                                          ? std::string()
+                                          : " into " + mangle(s->reduceVar) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)"));
         if (s->iterations == Iterations::Independent) head += " independent";
         if (s->iterations == Iterations::ReduceScalar)
           head += " reduces " + reducedName(*s->reduceTarget) + (s->reduceOp == ReduceOp::Sum ? " (+)" : " (max)");

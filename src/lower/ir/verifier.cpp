@@ -206,17 +206,17 @@ class Verifier {
     }
   }
 
-  // A body the lanes can run (maskedLanesType) over one row's positions, adding into the declared
-  // mutable accumulator of the lanes' type where it adds.
+  // A body the lanes can run (maskedLanes) over one row's positions, reducing into the declared
+  // mutable accumulator of the lanes' type with the loop's operator where it reduces.
   void maskedBlocks(const Stmt& s) {
-    Name adds;
-    const std::optional<Type> lanes = maskedLanesType(*s, &adds);
-    if (!lanes || !overRowPositions(*s) || (s->schedule != Schedule::Serial && s->schedule != Schedule::Vector && s->schedule != Schedule::LaneReduce))
+    const std::optional<MaskedLanes> m = maskedLanes(*s);
+    if (!m || !overRowPositions(*s) || (s->schedule != Schedule::Serial && s->schedule != Schedule::Vector && s->schedule != Schedule::LaneReduce))
       fail("masked blocks over a loop the lanes cannot run", s);
-    if (adds != s->reduceVar) fail("masked blocks adding into another variable than their accumulator", s);
-    if (adds.text.empty()) return;
-    const Declared* d = lookup(adds);
-    if (!d || !d->isMutable || s->reduceType != *lanes || d->type != *lanes) fail("masked blocks adding into an undeclared accumulator", s);
+    if (m->reduced != s->reduceVar) fail("masked blocks reducing into another variable than their accumulator", s);
+    if (m->reduced.text.empty()) return;
+    const Declared* d = lookup(m->reduced);
+    if (!d || !d->isMutable || s->reduceType != m->type || d->type != m->type || s->reduceOp != m->op)
+      fail("masked blocks reducing into an undeclared accumulator", s);
   }
 
   // Positions of a level the kernel has, integer bounds computed outside, a positive run length;

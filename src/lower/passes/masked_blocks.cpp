@@ -1,8 +1,8 @@
-// OpenMP, reassociated order, after lower-accesses: a loop over one row's stored entries whose
-// body only loads and stores values at the entry's position and adds into one variable (a row's
-// sum, row normalisation's and softmax's division) runs in blocks of one vector's lanes, the
-// lanes past the row's end masked off (StmtNode::maskedBlocks), where the kernel's compiler
-// targets AVX-512; elsewhere the loop stays as it was.
+// OpenMP, reassociated order, after lower-accesses: a loop over one row's stored entries whose body
+// only loads and stores values at the entry's position and adds into one variable or takes a
+// maximum into it (a row's sum or maximum, row normalisation's and softmax's division) runs in
+// blocks of one vector's lanes, the lanes past the row's end masked off (StmtNode::maskedBlocks),
+// where the kernel's compiler targets AVX-512; elsewhere the loop stays as it was.
 //
 // Why: the rows of graphs hold a few entries each (4.5 on pubmed), fewer than a vector's lanes, so
 // `omp simd` ran them in its scalar remainder, a row's sum was a scalar loop, and each row's loops
@@ -51,18 +51,17 @@ LoopProgram maskBlocks(const LoopProgram& p) {
     const bool lanes = loop->schedule == Schedule::LaneReduce;
     if (loop->maskedBlocks || !overRowPositions(*loop) ||
         (loop->schedule != Schedule::Serial && loop->schedule != Schedule::Vector && !lanes) ||
-        (lanes && (!loop->jointReduceVars.empty() || loop->reduceOp != ReduceOp::Sum)))
+        (lanes && !loop->jointReduceVars.empty()))
       return loop;
     auto masked = copy(loop);
     masked->body = withoutDeadLets(loop->body);
-    Name adds;
-    const std::optional<Type> type = maskedLanesType(*masked, &adds);
-    if (!type || (lanes && adds != loop->reduceVar)) return loop;
+    const std::optional<MaskedLanes> m = maskedLanes(*masked);
+    if (!m || (lanes && m->reduced != loop->reduceVar)) return loop;
     masked->maskedBlocks = true;
-    if (!adds.text.empty()) {
-      masked->reduceVar = adds;
-      masked->reduceType = *type;
-      masked->reduceOp = ReduceOp::Sum;
+    if (!m->reduced.text.empty()) {
+      masked->reduceVar = m->reduced;
+      masked->reduceType = m->type;
+      masked->reduceOp = m->op;
     }
     return masked;
   });

@@ -162,8 +162,9 @@ ir::Expr loadAt(const LoopProgram& p, const ir::ExprNode& access, const Position
 LoopProgram jamEntries(const LoopProgram& p);
 
 // OpenMP, reassociated order, after lower-accesses: a loop over one row's stored entries that
-// loads and stores values only at the entry and adds into at most one variable runs in masked
-// blocks of a vector's lanes where the kernel's compiler targets AVX-512 (StmtNode::maskedBlocks).
+// loads and stores values only at the entry and reduces (+, max) into at most one variable runs
+// in masked blocks of a vector's lanes where the kernel's compiler targets AVX-512
+// (StmtNode::maskedBlocks).
 LoopProgram maskBlocks(const LoopProgram& p);
 
 // Every load and store of a tensor's values checks its offset against the tensor's size, and a
