@@ -41,6 +41,8 @@
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
 
+#include <algorithm>
+
 namespace react::passes {
 
 using namespace ir;
@@ -134,8 +136,15 @@ struct FibreChunks : Mutator {
     std::set<std::string> privates;
     for (const PrivateBuffer& b : s->privates) privates.insert(b.tensor);
     std::vector<Stmt> fibreBody = atomically(fibres->body, privates);
-    // The number of fibres: the fibre positions' entry past the last row.
-    const Expr count = load(fibres->lo->name, s->hi, Type::Int64);
+    // The number of fibres: the fibre positions' entry past the last row. Where the fibres are the
+    // pattern's stored entries (its last level: SpMM's csr rows), that is the stored entries the
+    // kernel is given, which the host knows: the launch then reads nothing from the device, whose
+    // read waited for every kernel queued before it (the fills and cuBLAS's product in SpMM-MM).
+    const Name& positions = fibres->lo->name;
+    const bool storedEntries = positions.level == p.tensors.at(positions.text).decl.format.rank() - 1 &&
+                               std::count(p.patternArgs.begin(), p.patternArgs.end(), positions.text) > 0;
+    const Expr count = storedEntries ? var(Name{Role::StoredEntries, positions.text}, Type::Int64)
+                                     : load(positions, s->hi, Type::Int64);
     const bool chain = laneLoop(*fibres, p.tensors) != nullptr;
     LanePlacement lanes;
     if (!chain) {
