@@ -222,8 +222,8 @@ struct StmtNode {
   Schedule schedule = Schedule::Serial;
   Iterations iterations = Iterations::Dependent;
   Expr reduceTarget;         // Iterations::ReduceScalar: what the iterations reduce into (a scalar access or a variable)
-  ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce
-  Name reduceVar;            // ParallelReduce, LaneReduce, a masked-blocks loop that adds: the accumulator the body updates
+  ReduceOp reduceOp = ReduceOp::Sum;  // ReduceScalar, ParallelReduce, LaneReduce, a reducing masked-blocks loop
+  Name reduceVar;            // ParallelReduce, LaneReduce, a reducing masked-blocks loop: the accumulator the body updates
   // LaneReduce (OpenMP): further accumulators of the same operation and type that the same lanes
   // reduce, one per iteration jam-entries runs at once
   std::vector<Name> jointReduceVars;
@@ -237,9 +237,9 @@ struct StmtNode {
   int64_t entryWork = 0, rowWork = 0;
   // For (OpenMP): where the kernel's compiler targets AVX-512 (REACT_MASKED_BLOCKS), the iterations
   // run in blocks of one vector's lanes, the lanes past `hi` masked off, each load and store of
-  // the body a masked vector one at the counter; a body that adds into `reduceVar` (a Serial or
-  // LaneReduce loop) adds on the lanes, summed into it after the loop. Elsewhere the loop runs as
-  // its schedule says (passes/masked_blocks.cpp).
+  // the body a masked vector one at the counter; a body that reduces into `reduceVar` (a Serial
+  // or LaneReduce loop; a sum or a maximum, `reduceOp`) reduces on the lanes, combined into it
+  // after the loop. Elsewhere the loop runs as its schedule says (passes/masked_blocks.cpp).
   bool maskedBlocks = false;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
   int64_t longRow = 0;       // IfLongRows
