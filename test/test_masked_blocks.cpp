@@ -73,6 +73,18 @@ TEST_CASE("masked blocks: a row's loads, stores and sum at its entries take them
   CHECK(source(kRowKernels[0], FloatOrder::Written).find(masked) == std::string::npos);
 }
 
+TEST_CASE("masked blocks: the emulation defines the form on any machine, and REACT_NO_MASKED_BLOCKS turns it off") {
+  // A kernel's source with a line that fails to compile unless the form is (or is not) defined:
+  // the kernel tests below would pass on the loops as they were if the emulation's flag did nothing.
+  const std::string source = emitSource(lowerToLoops(fuse(parseIndexNotation(kRowKernels[0], rowsEnv()), FusionMode::React)),
+                                        Target::OpenMP, EmitOptions{});
+  JitOptions o = test::testCache();
+  o.extraFlags = "-DREACT_EMULATE_MASKED_BLOCKS";
+  CHECK(jitCompile(source + "#if !defined(REACT_MASKED_BLOCKS)\n#error no masked blocks\n#endif\n", Target::OpenMP, o).handle);
+  o.extraFlags = "-DREACT_NO_MASKED_BLOCKS";
+  CHECK(jitCompile(source + "#if defined(REACT_MASKED_BLOCKS)\n#error masked blocks\n#endif\n", Target::OpenMP, o).handle);
+}
+
 TEST_CASE("masked blocks: kernels over rows of 0 to 40 entries agree with the interpreter, float64 and float32, "
           "as this machine compiles them and emulated") {
   const Environment env = rowsEnv();
