@@ -65,6 +65,18 @@ template <class T> KOKKOS_INLINE_FUNCTION void react_add_first_row(T* target, in
 #endif
   if (row >= 0) Kokkos::atomic_add(target, part);
 }
+// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
+// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
+// calls it; a host's team thread has one lane.
+KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();  // every thread of the team calls it too
+#elif defined(__SYCL_DEVICE_ONLY__)
+  Kokkos::abort("react: the lanes of entry runs cannot meet on a SYCL device");  // not ported: an error, not a race
+#endif
+}
 // A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
 // strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
 // lanes the stride here is the constant 32, which the compiler unrolls, and a reduction is a
@@ -266,7 +278,8 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   // deep_copy without one waits for the device before and after (on an H100 the fill of row
   // normalisation's sums cost 0.07 ms that way, a third of the whole kernel on a 4M-entry graph).
   void allocate(const StmtNode& a) override {
-    const std::string buffer = mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
+    // A generated array's buffer a generated name too: buf_<text> could be a user temporary's.
+    const std::string buffer = a.name.role == Role::Generated ? mangle(a.name) + "_buffer" : mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
     const std::string storage = "ReactDeviceArray<" + type + ">";
     line("ReactWorkspaceLease<" + storage + "> " + buffer + "([]() -> ReactWorkspace<" + storage +
          ">& { static auto& w = react_device_workspace<" + type + ">(); return w; }());");
@@ -427,23 +440,41 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   }
 
   // One run per lane: on a GPU warps of 32 lanes, 4 to a team; on a host one run per team. The
-  // run finds its first entry's row by a binary search and walks the rows from there.
+  // run finds its first entry's row by a binary search, or from the row a summing run recorded
+  // (StmtNode::runRows), and walks the rows from there. Where the body stores one value at the
+  // entry and nothing else (stagedStore), the values go to the team's scratch, and once the
+  // lanes meet, each lane writes every react_lanes-th of the warp's entries: the warp's stores
+  // then cover whole sectors (passes/reduction_runs.cpp measures it). A run's slots are padded by
+  // one so that lanes writing their runs' k-th entries fall in different banks.
   void entryRuns(const StmtNode& r) {
     const std::string entries = hostExpr(r.hi), length = std::to_string(r.runLength), row = mangle(r.rowCounter),
                       entry = mangle(r.counter), positions = mangle(r.name), count = expr(r.hi);
+    const bool sums = r.target != nullptr, recorded = !r.runRows.text.empty();
+    const StmtNode* staged = sums ? nullptr : stagedStore(r);
+    const std::string slot = std::to_string(r.runLength + 1), stagedType = staged ? typeName(staged->target->type) : "";
+    const std::string stagedCount = "react_threads * react_lanes * " + slot;
     open("{");
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
     line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
     line("const int64_t react_runs = (" + entries + " + " + length + " - 1) / " + length + ";");
-    line("const policy_t policy((react_runs + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
+    line(std::string(staged ? "" : "const ") + "policy_t policy((react_runs + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
+    if (staged) line("policy.set_scratch_size(0, Kokkos::PerTeam(react_scratch<" + stagedType + ">::shmem_size(" + stagedCount + ")));");
     open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
+    if (staged)
+      line(stagedType + "* const react_team_staged = react_scratch<" + stagedType + ">(team.team_scratch(0), " + stagedCount + ").data();");
     open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, react_threads), [&](const int64_t thread) {");
     open("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, react_lanes), [&](const int64_t lane) {");
     line("const int64_t react_run = (team.league_rank() * react_threads + thread) * react_lanes + lane;");
     line("const int64_t react_first = react_min(react_run * " + length + ", " + count + ");");
     line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
-    line("int64_t " + row + " = react_first < react_last ? react_row_of(" + positions + ", " + expr(r.value) + ", react_first) : 0;");
-    const bool sums = r.target != nullptr;
+    const std::string runRows = mangle(r.runRows), rows = expr(r.value);
+    if (recorded && !sums)
+      line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
+           std::to_string(r.runRowsEvery) + "], react_first) : 0;");
+    else
+      line("int64_t " + row + " = react_first < react_last ? react_row_of(" + positions + ", " + rows + ", react_first) : 0;");
+    if (recorded && sums) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
+    if (staged) line(stagedType + "* const react_staged = react_team_staged + thread * react_lanes * " + slot + ";");
     std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(0, r.reduceType);
     if (sums) {
       line(type + " " + acc + " = " + zero + ", react_first_part = " + zero + ";");
@@ -459,7 +490,10 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     if (sums) rowEnds(expr(r.target) + " = " + acc + ";");
     line("++" + row + ";");
     close();
-    body(r.body);
+    for (const Stmt& b : r.body) {
+      if (b.get() == staged) line("react_staged[lane * " + slot + " + (" + entry + " - react_first)] = " + expr(b->value) + ";");
+      else stmt(b);
+    }
     close();
     if (sums) {
       // The run's last row may go on in the next run.
@@ -469,10 +503,32 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
       line(row + " = react_first_row < 0 ? 0 : react_first_row;");
       line("react_add_first_row(&" + expr(r.target) + ", react_first_row, react_first_part);");
     }
+    if (staged) {
+      line("react_sync_lanes();");
+      open("for (int64_t react_k = 0; react_k < " + length + "; ++react_k) {");
+      line("const int64_t react_q = react_k * react_lanes + lane;  // the q-th entry of the team thread's runs");
+      line("const int64_t react_at = (react_run - lane) * " + length + " + react_q;");
+      line("if (react_at < " + count + ") " + load(*staged->target, "react_at") + " = react_staged[(react_q / " + length + ") * " + slot +
+           " + react_q % " + length + "];");
+      close();
+    }
     close("});");
     close("});");
     close("});");
     close();
+  }
+
+  // The one store of a run's body, of a value at the run's entry, where the rest are lets.
+  static const StmtNode* stagedStore(const StmtNode& r) {
+    const StmtNode* store = nullptr;
+    for (const Stmt& s : r.body) {
+      if (s->kind == StmtKind::Let) continue;
+      if (s->kind != StmtKind::Assign || store || s->update != Update::Set || s->atomic) return nullptr;
+      const Expr& t = s->target;
+      if (t->kind != ExprKind::Load || t->args.at(0)->kind != ExprKind::Var || t->args.at(0)->name != r.counter) return nullptr;
+      store = s.get();
+    }
+    return store;
   }
 
   // The scratch view type of a private buffer's values.

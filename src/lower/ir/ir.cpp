@@ -196,6 +196,16 @@ Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool pa
   return make(std::move(n));
 }
 
+Stmt allocateIndices(Name name, Expr size) {
+  StmtNode n;
+  n.kind = StmtKind::Allocate;
+  n.name = std::move(name);
+  n.type = Type::Int64;
+  n.value = std::move(size);
+  n.uninitialized = true;
+  return make(std::move(n));
+}
+
 Stmt fill(const std::string& tensor, Type t, double init) {
   StmtNode n;
   n.kind = StmtKind::Fill;

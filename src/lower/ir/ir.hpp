@@ -120,7 +120,7 @@ enum class StmtKind {
   Let,       // declares `name` of `type` = value; `isMutable` ones may be assigned later
   Assign,    // target (Var, Access or Load) = / += / max= value
   For,       // counter over [lo, hi), scheduled
-  Allocate,  // storage for a temporary's values, every element `init`
+  Allocate,  // storage for a temporary's values, every element `init`; or an index array (allocateIndices)
   Fill,      // every element of a tensor's values := init
   Single,    // Kokkos: one lane of the row runs the body; elsewhere the body as is
   IfDevice,  // Kokkos: body[0] where the kernel runs on a device, body[1] on the host
@@ -134,7 +134,10 @@ enum class StmtKind {
   // of an array of the rows, at rowCounter), the body adds into the accumulator `reduceVar`, and
   // each row's part of a run is added into the row's element: stored where the row lies inside
   // the run, else atomically, a run's first row after the lanes of a warp that share it are
-  // combined (passes/reduction_runs.cpp says why).
+  // combined (passes/reduction_runs.cpp says why). With `runRows` (an index array, see
+  // allocateIndices), runs that add record each run's first row in it, and runs that do not
+  // start from the row recorded for the run of `runRowsEvery` entries holding their first entry,
+  // instead of a search over all the rows.
   EntryRuns,
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
   // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
@@ -245,6 +248,8 @@ struct StmtNode {
   int64_t longRow = 0;       // IfLongRows
   Name rowCounter;           // EntryRuns
   int64_t runLength = 0;     // EntryRuns
+  Name runRows;              // EntryRuns: the runs' first rows, where recorded (a generated index array)
+  int64_t runRowsEvery = 0;  // EntryRuns: the run length of the runs that record them
   // Merge (with `counter` and `body`)
   std::vector<MergeFinger> fingers;
   bool unite = false;
@@ -261,6 +266,8 @@ Stmt assign(Expr target, Expr value, Update u = Update::Set);
 Stmt atomicAdd(Expr target, Expr value);  // target += value, atomically (StmtNode::atomic)
 Stmt forLoop(Name counter, Expr lo, Expr hi, std::vector<Stmt> body, Schedule s = Schedule::Serial);
 Stmt allocate(const std::string& tensor, Type t, Expr size, double init, bool parallelInit);
+// Storage for `size` int64 indices under a generated name, no tensor's: each set before it is read.
+Stmt allocateIndices(Name name, Expr size);
 Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);

@@ -198,6 +198,11 @@ class Verifier {
         [[fallthrough]];
       case StmtKind::Allocate:
         expr(s->value, s);
+        if (s->name.role == Role::Generated) {
+          if (s->type != Type::Int64 || !s->uninitialized || s->value->type != Type::Int64) fail("a generated array that is not of indices set before read", s);
+          if (lookup(s->name)) fail("'" + mangle(s->name) + "' is declared twice", s);
+          return declare(s->name, {true, Type::Int64});
+        }
         [[fallthrough]];
       case StmtKind::Fill:
         if (!k_.tensors.count(s->name.text)) fail("storage for an unknown tensor", s);
@@ -232,6 +237,11 @@ class Verifier {
     }
     if (lookup(s->counter) || lookup(s->rowCounter) || s->counter == s->rowCounter)
       fail("an entry or row counter that is already bound", s);
+    if (!s->runRows.text.empty()) {
+      const Declared* d = lookup(s->runRows);
+      if (s->runRows.role != Role::Generated || !d || d->type != Type::Int64) fail("entry runs whose first rows go to no allocated index array", s);
+      if (s->runRowsEvery < 1 || (s->target && s->runRowsEvery != s->runLength)) fail("entry runs that record first rows of runs of another length", s);
+    }
     scopes_.emplace_back();
     declare(s->counter, {false, Type::Int64});
     declare(s->rowCounter, {false, Type::Int64});

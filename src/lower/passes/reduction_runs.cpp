@@ -22,6 +22,15 @@
 // an atomic addition each, the form took 0.195 ms on that graph (cuSPARSE 0.15), and 0.108 ms in
 // runs.
 //
+// Why the using runs start from recorded rows: their binary search per run of 4, 19 dependent
+// reads of the positions on the 4M-entry graph, was most of the second loop's time once its
+// stores went out whole (the printer stages a run's results through the team's scratch, since
+// lanes 4 entries apart leave each store instruction a quarter of its sectors). The summing runs
+// find their first rows anyway and store them, one per run of 8; a using run starts from the row
+// of the summing run that holds its first entry. Measured with hand-written kernels of the same
+// shape on an H200 (docs/benchmarks-device.md), the second loop on the 4M-entry graph took 0.053
+// ms as before, 0.051 with its stores staged, 0.045 with recorded rows, and 0.028 with both.
+//
 // What it costs: the row sums go to memory, a binary search per run, a second launch and a fill.
 // On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
 // 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
@@ -157,6 +166,7 @@ std::string freshName(const std::string& base, const LoopProgram& p) {
 
 LoopProgram runRowReductions(const LoopProgram& p) {
   LoopProgram out = p;
+  int reductions = 0;  // numbers the runs' first rows apart
   for (Stmt& s : out.body) {
     if (s->kind != StmtKind::Nest) continue;
     std::shared_ptr<StmtNode> nest;
@@ -173,10 +183,22 @@ LoopProgram runRowReductions(const LoopProgram& p) {
       out.tensors.emplace(sums, storage);
       out.dimIndices[sums] = p.dimIndices.at(t);
       const Name size{Role::Size, sums};
+      // The summing runs record their first rows; the using runs start from them.
+      const Name runRows{Role::Generated, "react_run_rows" + (reductions ? std::to_string(reductions) : "")};
+      ++reductions;
+      const Expr entries = var(Name{Role::StoredEntries, rowPositions(*r->sum, row->counter)->text}, Type::Int64);
+      const Expr sumRuns = binary(BinOp::Div, binary(BinOp::Add, entries, intImm(kSumRun - 1)), intImm(kSumRun));
+      auto recording = [&](Stmt runs) {
+        auto r = copy(runs);
+        r->runRows = runRows;
+        r->runRowsEvery = kSumRun;
+        return Stmt(r);
+      };
       Stmt longForm = block({let(size, Type::Int64, row->hi),
                              allocate(sums, r->temporary.type, var(size, Type::Int64), r->temporary.init, true),
-                             inRuns(*row, renamed(*r->sum, t, sums), sums, r->temporary.type, kSumRun),
-                             inRuns(*row, renamed(*r->use, t, sums), "", r->temporary.type, kUseRun)});
+                             allocateIndices(runRows, sumRuns),
+                             recording(inRuns(*row, renamed(*r->sum, t, sums), sums, r->temporary.type, kSumRun)),
+                             recording(inRuns(*row, renamed(*r->use, t, sums), "", r->temporary.type, kUseRun))});
       nest->body[k] = ifLongRows(*rowPositions(*r->sum, row->counter), row->hi, kLongRow, longForm, row);
     }
     if (nest) s = nest;
