@@ -73,8 +73,8 @@ std::vector<PassExample> examples() {
       {"recompute-entries", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       {"recompute-entries", "softmax_unfused", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::None, Target::Kokkos, {}, {}},
       // A row's sum and its use, each a loop over the stored entries in runs; the sum an array of
-      // the rows, each run's part of a row added into it. The stable softmax's rows (a maximum, then
-      // a sum) are left.
+      // the rows, each run's part of a row added into it. The stable softmax's rows: a maximum, a
+      // sum that reads it and the use, three loops in runs, the first recording the runs' rows.
       {"reduction-runs", "norm_row", "A = S / sum(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       {"reduction-runs", "softmax", "A = exp(S) / sum(exp(S), axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},
       {"reduction-runs", "stable_softmax", "A = softmax(S, axis=1)", norm, FusionMode::React, Target::Kokkos, {}, {}},

@@ -6,6 +6,7 @@
 #include "lower/workspace_text.hpp"
 #include "lower/ir/names.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace react::emit {
@@ -43,27 +44,29 @@ template <class T> struct ReactMax : Kokkos::Max<T> {
   KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
   KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
 };
-// A run's part of its first row (ir::StmtKind::EntryRuns), added into `target`: on a GPU the
-// lanes of a warp (vector lanes, threadIdx.x, with a vector length of 32) first sum the parts of
-// the rows they share, keyed by row (`row`, non-decreasing over the lanes but for the lanes
-// without entries, -1, which come last), and the lowest lane of each row adds the sum, so that
-// a long row takes one atomic addition per warp rather than one per run (atomics into one
-// element queue behind one another). Every lane of the warp must call it.
-template <class T> KOKKOS_INLINE_FUNCTION void react_add_first_row(T* target, int64_t row, T part) {
+// A run's part of its first row (ir::StmtKind::EntryRuns), added into `target` (a maximum taken
+// into it, with Max): on a GPU the lanes of a warp (vector lanes, threadIdx.x, with a vector
+// length of 32) first combine the parts of the rows they share, keyed by row (`row`,
+// non-decreasing over the lanes but for the lanes without entries, -1, which come last), and the
+// lowest lane of each row updates the target, so that a long row takes one atomic update per
+// warp rather than one per run (atomics into one element queue behind one another). Every lane
+// of the warp must call it.
+template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_update_first_row(T* target, int64_t row, T part) {
 #if defined(__CUDA_ARCH__)
   if (blockDim.x == 32) {
     const int lane = threadIdx.x;
-    for (int d = 1; d < 32; d <<= 1) {  // a segmented sum downwards: lanes with another row stop it
+    for (int d = 1; d < 32; d <<= 1) {  // a segmented reduction downwards: lanes with another row stop it
       const T other = __shfl_down_sync(0xffffffffu, part, d);
       const int64_t its = __shfl_down_sync(0xffffffffu, row, d);
-      if (lane + d < 32 && its == row) part += other;
+      if (lane + d < 32 && its == row) part = Max ? (part > other ? part : other) : part + other;
     }
     const int64_t before = __shfl_up_sync(0xffffffffu, row, 1);
-    if (row >= 0 && (lane == 0 || before != row)) Kokkos::atomic_add(target, part);
-    return;
+    if (row < 0 || (lane != 0 && before == row)) return;
   }
 #endif
-  if (row >= 0) Kokkos::atomic_add(target, part);
+  if (row < 0) return;
+  if (Max) Kokkos::atomic_fetch_max(target, part);  // Kokkos 3 has no atomic_max
+  else Kokkos::atomic_add(target, part);
 }
 // The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
 // GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
@@ -449,7 +452,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
   void entryRuns(const StmtNode& r) {
     const std::string entries = hostExpr(r.hi), length = std::to_string(r.runLength), row = mangle(r.rowCounter),
                       entry = mangle(r.counter), positions = mangle(r.name), count = expr(r.hi);
-    const bool sums = r.target != nullptr, recorded = !r.runRows.text.empty();
+    const bool sums = r.target != nullptr, recorded = !r.runRows.text.empty(), max = r.reduceOp == ReduceOp::Max;
     const StmtNode* staged = sums ? nullptr : stagedStore(r);
     const std::string slot = std::to_string(r.runLength + 1), stagedType = staged ? typeName(staged->target->type) : "";
     const std::string stagedCount = "react_threads * react_lanes * " + slot;
@@ -468,14 +471,14 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     line("const int64_t react_first = react_min(react_run * " + length + ", " + count + ");");
     line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
     const std::string runRows = mangle(r.runRows), rows = expr(r.value);
-    if (recorded && !sums)
+    if (recorded && !r.recordsRunRows)
       line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
            std::to_string(r.runRowsEvery) + "], react_first) : 0;");
     else
       line("int64_t " + row + " = react_first < react_last ? react_row_of(" + positions + ", " + rows + ", react_first) : 0;");
-    if (recorded && sums) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
+    if (r.recordsRunRows) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
     if (staged) line(stagedType + "* const react_staged = react_team_staged + thread * react_lanes * " + slot + ";");
-    std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(0, r.reduceType);
+    std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(max ? -HUGE_VAL : 0, r.reduceType);
     if (sums) {
       line(type + " " + acc + " = " + zero + ", react_first_part = " + zero + ";");
       line("int64_t react_first_row = -1;");
@@ -498,10 +501,10 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     if (sums) {
       // The run's last row may go on in the next run.
       open("if (react_first < react_last) {");
-      rowEnds("Kokkos::atomic_add(&" + expr(r.target) + ", " + acc + ");");
+      rowEnds(std::string(max ? "Kokkos::atomic_fetch_max(&" : "Kokkos::atomic_add(&") + expr(r.target) + ", " + acc + ");");
       close();
       line(row + " = react_first_row < 0 ? 0 : react_first_row;");
-      line("react_add_first_row(&" + expr(r.target) + ", react_first_row, react_first_part);");
+      line(std::string("react_update_first_row<") + (max ? "true" : "false") + ">(&" + expr(r.target) + ", react_first_row, react_first_part);");
     }
     if (staged) {
       line("react_sync_lanes();");

@@ -134,10 +134,11 @@ enum class StmtKind {
   // of an array of the rows, at rowCounter), the body adds into the accumulator `reduceVar`, and
   // each row's part of a run is added into the row's element: stored where the row lies inside
   // the run, else atomically, a run's first row after the lanes of a warp that share it are
-  // combined (passes/reduction_runs.cpp says why). With `runRows` (an index array, see
-  // allocateIndices), runs that add record each run's first row in it, and runs that do not
-  // start from the row recorded for the run of `runRowsEvery` entries holding their first entry,
-  // instead of a search over all the rows.
+  // combined (passes/reduction_runs.cpp says why); `reduceOp` a sum or a maximum (atomic, and the
+  // accumulator starting from the identity). With `runRows` (an index array, see
+  // allocateIndices), runs that record them (`recordsRunRows`) store each run's first row in it,
+  // and the others start from the row recorded for the run of `runRowsEvery` entries holding
+  // their first entry, instead of a search over all the rows.
   EntryRuns,
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
   // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
@@ -250,6 +251,7 @@ struct StmtNode {
   int64_t runLength = 0;     // EntryRuns
   Name runRows;              // EntryRuns: the runs' first rows, where recorded (a generated index array)
   int64_t runRowsEvery = 0;  // EntryRuns: the run length of the runs that record them
+  bool recordsRunRows = false;  // EntryRuns: these runs search their first rows and record them
   // Merge (with `counter` and `body`)
   std::vector<MergeFinger> fingers;
   bool unite = false;

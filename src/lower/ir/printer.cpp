@@ -92,9 +92,11 @@ class TextPrinter {
       case StmtKind::EntryRuns: {
         std::string head = "for " + mangle(s->counter) + " in [0, " + print(s->hi) + ") in runs of " + std::to_string(s->runLength) +
                            ", " + mangle(s->rowCounter) + " its row of " + mangle(s->name) + "[0.." + print(s->value) + "]";
-        if (s->target) head += ", rows' parts of " + mangle(s->reduceVar) + typeSuffix(s->reduceType) + " into " + print(s->target);
+        if (s->target)
+          head += ", rows' parts of " + mangle(s->reduceVar) + typeSuffix(s->reduceType) + " into " + print(s->target) +
+                  (s->reduceOp == ReduceOp::Max ? " (max)" : "");
         if (!s->runRows.text.empty())
-          head += (s->target ? ", first rows into " : ", first rows from ") + mangle(s->runRows) + " (runs of " + std::to_string(s->runRowsEvery) + ")";
+          head += (s->recordsRunRows ? ", first rows into " : ", first rows from ") + mangle(s->runRows) + " (runs of " + std::to_string(s->runRowsEvery) + ")";
         open(head + " {");
         body(s->body);
         close();

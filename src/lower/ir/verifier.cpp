@@ -240,7 +240,7 @@ class Verifier {
     if (!s->runRows.text.empty()) {
       const Declared* d = lookup(s->runRows);
       if (s->runRows.role != Role::Generated || !d || d->type != Type::Int64) fail("entry runs whose first rows go to no allocated index array", s);
-      if (s->runRowsEvery < 1 || (s->target && s->runRowsEvery != s->runLength)) fail("entry runs that record first rows of runs of another length", s);
+      if (s->runRowsEvery < 1 || (s->recordsRunRows && s->runRowsEvery != s->runLength)) fail("entry runs that record first rows of runs of another length", s);
     }
     scopes_.emplace_back();
     declare(s->counter, {false, Type::Int64});
@@ -253,6 +253,7 @@ class Verifier {
       if (!atRow) fail("entry runs that add into something other than an element at the row", s);
       expr(t, s);
       if (s->reduceVar.text.empty() || lookup(s->reduceVar)) fail("entry runs without an accumulator of their own", s);
+      if (s->reduceOp != ReduceOp::Sum && s->reduceOp != ReduceOp::Max) fail("entry runs that reduce by neither a sum nor a maximum", s);
       sameType(t->type, s->reduceType, "the accumulator", s);
       declare(s->reduceVar, {true, s->reduceType});
       auto tensorOf = [](const Expr& e) { return e->kind == ExprKind::Access ? e->tensor : e->kind == ExprKind::Load ? e->name.text : ""; };
