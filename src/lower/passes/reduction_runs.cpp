@@ -1,9 +1,10 @@
-// Kokkos: a row that sums over its stored entries and then uses the sum at each of them (row
-// normalisation, softmax) gets a second form, chosen at run time where a row holds more than
-// kLongRow stored entries: two loops over the stored entries in runs of a few consecutive
-// entries, one run per lane whatever their rows (ir::StmtKind::EntryRuns); the first adds each
-// run's part of a row's sum into an array of the rows, the second, launched after it, reads the
-// finished sums.
+// Kokkos: a row that reduces over its stored entries and then uses the result at each of them
+// (row normalisation, softmax; the stable softmax reduces twice, a maximum then a sum) gets a
+// second form, chosen at run time where a row holds more than kLongRow stored entries: a loop
+// over the stored entries per reduction and one for the use, in runs of a few consecutive
+// entries, one run per lane whatever their rows (ir::StmtKind::EntryRuns); each reducing loop
+// adds (or takes the maximum of) each run's part of a row into an array of the rows, the loops
+// after it, launched after it, read the finished arrays.
 //
 // Why: fused, the row's sum is a scalar private to the row's team thread, and the row's use of it
 // must wait for the whole sum, so a row is one team thread's work. On a power-law graph one row
@@ -31,7 +32,8 @@
 // shape on an H200 (docs/benchmarks-device.md), the second loop on the 4M-entry graph took 0.053
 // ms as before, 0.051 with its stores staged, 0.045 with recorded rows, and 0.028 with both.
 //
-// What it costs: the row sums go to memory, a binary search per run, a second launch and a fill.
+// What it costs: the row sums go to memory, a binary search per run of the first loop, a launch
+// per loop and a fill per reduction.
 // On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
 // 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
 // 0.028). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured once
