@@ -287,6 +287,55 @@ TEST_CASE("loop IR verifier: entry runs add into an element at the row, through 
                        doctest::Contains("entry runs with lanes or co-iteration inside"), InternalError);
 }
 
+// Runs that read first rows need earlier runs over the same entries, of the length they name, to
+// have recorded them into an index array allocated for that; the array is no variable.
+TEST_CASE("loop IR verifier: entry runs read first rows only where earlier runs recorded them") {
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+  using ir::Name;
+  using ir::Role;
+  using ir::Type;
+  const Name entry{Role::Position, "j"}, row{Role::Index, "i"}, positions{Role::Positions, "S", 1}, acc{Role::Generated, "acc"};
+  const Name runRows{Role::Generated, "react_run_rows"};
+  const ir::Expr rows = ir::var(Name{Role::Extent, "i"}, Type::Int64), entries = ir::var(Name{Role::StoredEntries, "S"}, Type::Int64);
+  const ir::Stmt coordinate = ir::let(Name{Role::Index, "j"}, Type::Int64, ir::load(Name{Role::Coordinates, "S", 1}, ir::var(entry, Type::Int64), Type::Int64));
+  const ir::Stmt sum = ir::assign(ir::var(acc, Type::Float64), ir::access("S", {"i", "j"}), ir::Update::Add);
+  const ir::Stmt use = ir::assign(ir::access("A", {"i", "j"}), ir::access("S", {"i", "j"}));
+  auto runs = [&](int64_t length, bool summing, bool records, int64_t every, Name array) {
+    auto r = ir::copy(summing ? ir::entryRuns(entry, row, positions, rows, entries, length, {coordinate, sum}, ir::access("T0", {"i"}), acc)
+                              : ir::entryRuns(entry, row, positions, rows, entries, length, {coordinate, use}));
+    r->runRows = array;
+    r->runRowsEvery = every;
+    r->recordsRunRows = records;
+    return ir::Stmt(r);
+  };
+  auto program = [&](std::vector<ir::Stmt> statements) {
+    LoopProgram q = p;
+    q.body.push_back(ir::allocateIndices(runRows, ir::binary(ir::BinOp::Div, entries, ir::intImm(8))));
+    for (ir::Stmt& s : statements) q.body.push_back(std::move(s));
+    return q;
+  };
+  const LoopProgram good = program({runs(8, true, true, 8, runRows), runs(4, false, false, 8, runRows)});
+  CHECK_NOTHROW(ir::verify(good));
+  CHECK(good.str().find("first rows into react_run_rows (runs of 8)") != std::string::npos);
+  CHECK(good.str().find("first rows from react_run_rows (runs of 8)") != std::string::npos);
+  const char* unrecorded = "entry runs that read first rows no earlier runs over the same entries recorded";
+  CHECK_THROWS_WITH_AS(ir::verify(program({runs(4, false, false, 8, runRows)})), doctest::Contains(unrecorded), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({runs(8, true, true, 8, runRows), runs(4, false, false, 4, runRows)})),
+                       doctest::Contains(unrecorded), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({runs(8, true, true, 4, runRows)})),
+                       doctest::Contains("entry runs that record first rows of runs of another length"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({runs(8, true, true, 8, Name{})})),
+                       doctest::Contains("without an array for them"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({runs(8, true, true, 8, Name{Role::Generated, "other"})})),
+                       doctest::Contains("entry runs whose first rows go to no allocated index array"), InternalError);
+  // The array is not a variable: assigning it, or declaring a local of its name, does not verify.
+  CHECK_THROWS_AS(ir::verify(program({ir::assign(ir::var(runRows, Type::Int64), ir::intImm(0))})), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({ir::let(runRows, Type::Int64, ir::intImm(0))})), doctest::Contains("is declared twice"),
+                       InternalError);
+}
+
 TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {
   Environment env;
   env.declare("S", {6, 5}, Format::csr());

@@ -68,18 +68,6 @@ template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_update_first_row(
   if (Max) Kokkos::atomic_fetch_max(target, part);  // Kokkos 3 has no atomic_max
   else Kokkos::atomic_add(target, part);
 }
-// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
-// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
-// calls it; a host's team thread has one lane.
-KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
-#if defined(__CUDA_ARCH__)
-  __syncwarp();
-#elif defined(__HIP_DEVICE_COMPILE__)
-  __syncthreads();  // every thread of the team calls it too
-#elif defined(__SYCL_DEVICE_ONLY__)
-  Kokkos::abort("react: the lanes of entry runs cannot meet on a SYCL device");  // not ported: an error, not a race
-#endif
-}
 // A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
 // strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
 // lanes the stride here is the constant 32, which the compiler unrolls, and a reduction is a
@@ -116,6 +104,19 @@ template <class T> using react_scratch =
     Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
 constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
+// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
+// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
+// calls it; a host's team thread has one lane.
+KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();  // every thread of the team calls it too
+#else
+  // Another device (SYCL, OpenMPTarget, ...): not ported, so an error rather than a race.
+  if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
+#endif
+}
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one
 // thread of a team and its inner loops to that thread's vector lanes. On a GPU the lanes follow
 // the rows' average inner trip count (up to a warp) and short rows share a team of 128 threads,
@@ -131,7 +132,7 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   if (react_on_device) {
     static const int64_t concurrency = Kokkos::DefaultExecutionSpace().concurrency();
     while (l.lanes < 32 && l.lanes < inner) l.lanes *= 2;
-    if (rows <= concurrency / 32) l.lanes = 32;
+    if (rows_per_team <= 0 && rows <= concurrency / 32) l.lanes = 32;  // a team size asked for keeps its lanes
     l.rows = 128 / l.lanes;
   }
   if (rows_per_team > 0) l.rows = rows_per_team;

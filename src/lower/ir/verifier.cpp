@@ -3,6 +3,8 @@
 #include "lower/ir/mutator.hpp"
 #include "lower/ir/names.hpp"
 
+#include <map>
+#include <optional>
 #include <set>
 
 namespace react::ir {
@@ -139,7 +141,7 @@ class Verifier {
       case StmtKind::Comment: return;
       case StmtKind::Let:
         expr(s->value, s);
-        if (lookup(s->name) && s->name.role != Role::Generated) fail("'" + mangle(s->name) + "' is declared twice", s);
+        if ((lookup(s->name) && s->name.role != Role::Generated) || indexArrays_.count(s->name)) fail("'" + mangle(s->name) + "' is declared twice", s);
         sameType(s->type, s->value->type, "'" + mangle(s->name) + "'", s);
         return declare(s->name, {s->isMutable, s->type});
       case StmtKind::Assign: {
@@ -200,8 +202,9 @@ class Verifier {
         expr(s->value, s);
         if (s->name.role == Role::Generated) {
           if (s->type != Type::Int64 || !s->uninitialized || s->value->type != Type::Int64) fail("a generated array that is not of indices set before read", s);
-          if (lookup(s->name)) fail("'" + mangle(s->name) + "' is declared twice", s);
-          return declare(s->name, {true, Type::Int64});
+          if (lookup(s->name) || indexArrays_.count(s->name)) fail("'" + mangle(s->name) + "' is declared twice", s);
+          indexArrays_[s->name];  // not a variable: only entry runs name it
+          return;
         }
         [[fallthrough]];
       case StmtKind::Fill:
@@ -237,10 +240,17 @@ class Verifier {
     }
     if (lookup(s->counter) || lookup(s->rowCounter) || s->counter == s->rowCounter)
       fail("an entry or row counter that is already bound", s);
+    if (s->runRows.text.empty() && (s->recordsRunRows || s->runRowsEvery)) fail("entry runs that record or read first rows without an array for them", s);
     if (!s->runRows.text.empty()) {
-      const Declared* d = lookup(s->runRows);
-      if (s->runRows.role != Role::Generated || !d || d->type != Type::Int64) fail("entry runs whose first rows go to no allocated index array", s);
-      if (s->runRowsEvery < 1 || (s->recordsRunRows && s->runRowsEvery != s->runLength)) fail("entry runs that record first rows of runs of another length", s);
+      auto array = indexArrays_.find(s->runRows);
+      if (s->runRows.role != Role::Generated || array == indexArrays_.end()) fail("entry runs whose first rows go to no allocated index array", s);
+      std::optional<RecordedRuns>& recorded = array->second;
+      if (s->recordsRunRows) {
+        if (s->runRowsEvery != s->runLength || recorded) fail("entry runs that record first rows of runs of another length, or again", s);
+        recorded = RecordedRuns{s->runLength, s->name, s->hi};
+      } else if (!recorded || recorded->runLength != s->runRowsEvery || recorded->positions != s->name || !equal(recorded->entries, s->hi)) {
+        fail("entry runs that read first rows no earlier runs over the same entries recorded", s);
+      }
     }
     scopes_.emplace_back();
     declare(s->counter, {false, Type::Int64});
@@ -304,6 +314,13 @@ class Verifier {
 
   const KernelIR& k_;
   std::vector<std::map<Name, Declared>> scopes_;
+  // Generated index arrays (allocateIndices), and what the entry runs that recorded them ran over.
+  struct RecordedRuns {
+    int64_t runLength;
+    Name positions;
+    Expr entries;
+  };
+  std::map<Name, std::optional<RecordedRuns>> indexArrays_;
 };
 
 }  // namespace
