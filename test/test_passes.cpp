@@ -253,17 +253,26 @@ TEST_CASE("loop IR verifier: a value changes type only through a cast") {
   CHECK(ir::cast(one64, Type::Float64) == one64);  // no cast to the type a value has
 }
 
-TEST_CASE("loop IR verifier: entry runs add into an element at the row, through an accumulator of their own") {
-  Environment env;
-  env.declare("S", {6, 5}, Format::csr());
-  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+// Row normalisation's loop IR and the parts of entry runs over S's stored entries.
+struct EntryRunsParts {
+  EntryRunsParts() {
+    Environment env;
+    env.declare("S", {6, 5}, Format::csr());
+    p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+  }
+  LoopProgram p;
+  const ir::Name entry{ir::Role::Position, "j"}, row{ir::Role::Index, "i"}, positions{ir::Role::Positions, "S", 1},
+      acc{ir::Role::Generated, "acc"};
+  const ir::Expr rows = ir::var(ir::Name{ir::Role::Extent, "i"}, ir::Type::Int64),
+                 entries = ir::var(ir::Name{ir::Role::StoredEntries, "S"}, ir::Type::Int64);
+  const ir::Stmt coordinate = ir::let(ir::Name{ir::Role::Index, "j"}, ir::Type::Int64,
+                                      ir::load(ir::Name{ir::Role::Coordinates, "S", 1}, ir::var(entry, ir::Type::Int64), ir::Type::Int64));
+  const ir::Stmt sum = ir::assign(ir::var(acc, ir::Type::Float64), ir::access("S", {"i", "j"}), ir::Update::Add);
+};
+
+TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: entry runs add into an element at the row, through an accumulator of their own") {
   using ir::Name;
   using ir::Role;
-  using ir::Type;
-  const Name entry{Role::Position, "j"}, row{Role::Index, "i"}, positions{Role::Positions, "S", 1}, acc{Role::Generated, "acc"};
-  const ir::Expr rows = ir::var(Name{Role::Extent, "i"}, Type::Int64), entries = ir::var(Name{Role::StoredEntries, "S"}, Type::Int64);
-  const ir::Stmt coordinate = ir::let(Name{Role::Index, "j"}, Type::Int64, ir::load(Name{Role::Coordinates, "S", 1}, ir::var(entry, Type::Int64), Type::Int64));
-  const ir::Stmt sum = ir::assign(ir::var(acc, Type::Float64), ir::access("S", {"i", "j"}), ir::Update::Add);
   auto withRuns = [&](std::vector<ir::Stmt> body, ir::Expr target, Name accumulator = Name{Role::Generated, "acc"}, Name counter = Name{Role::Position, "j"}) {
     LoopProgram q = p;
     q.body.push_back(ir::entryRuns(counter, row, positions, rows, entries, 8, std::move(body), std::move(target), accumulator));
@@ -289,18 +298,11 @@ TEST_CASE("loop IR verifier: entry runs add into an element at the row, through 
 
 // Runs that read first rows need earlier runs over the same entries, of the length they name, to
 // have recorded them into an index array allocated for that; the array is no variable.
-TEST_CASE("loop IR verifier: entry runs read first rows only where earlier runs recorded them") {
-  Environment env;
-  env.declare("S", {6, 5}, Format::csr());
-  LoopProgram p = lowerToLoops(fuse(parseProgram("A = S / sum(S, axis=1)", env), FusionMode::React));
+TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: entry runs read first rows only where earlier runs recorded them") {
   using ir::Name;
   using ir::Role;
   using ir::Type;
-  const Name entry{Role::Position, "j"}, row{Role::Index, "i"}, positions{Role::Positions, "S", 1}, acc{Role::Generated, "acc"};
   const Name runRows{Role::Generated, "react_run_rows"};
-  const ir::Expr rows = ir::var(Name{Role::Extent, "i"}, Type::Int64), entries = ir::var(Name{Role::StoredEntries, "S"}, Type::Int64);
-  const ir::Stmt coordinate = ir::let(Name{Role::Index, "j"}, Type::Int64, ir::load(Name{Role::Coordinates, "S", 1}, ir::var(entry, Type::Int64), Type::Int64));
-  const ir::Stmt sum = ir::assign(ir::var(acc, Type::Float64), ir::access("S", {"i", "j"}), ir::Update::Add);
   const ir::Stmt use = ir::assign(ir::access("A", {"i", "j"}), ir::access("S", {"i", "j"}));
   auto runs = [&](int64_t length, bool summing, bool records, int64_t every, Name array) {
     auto r = ir::copy(summing ? ir::entryRuns(entry, row, positions, rows, entries, length, {coordinate, sum}, ir::access("T0", {"i"}), acc)
