@@ -235,3 +235,57 @@ TEST_CASE("names: no macro of the kernels' headers and no identifier of react's 
     CHECK(defined > 1000);  // the libraries' macros were read
   }
 }
+
+// What keeps react's own names apart: the preludes' helpers (file-scope functions, variables,
+// types and macros, react_*, React*, REACT_*) and the generated kernel's locals are both react's,
+// so no mangling separates them. A local named like a helper hides it from the code after it, and
+// the kernel calls the local (found in review: a local react_first_row beside a helper of that
+// name). The programs cover the Kokkos forms with most locals: SDDMM's chunks of stored entries,
+// SpMM's fibre chunks, and row sums and maxima in runs.
+TEST_CASE("names: no local of a kernel is named like a helper of its prelude") {
+  Environment env;
+  env.declare("S", {5, 4}, Format::csr());
+  env.declare("B", {5, 64}, Format::dense(2));
+  env.declare("C", {64, 4}, Format::dense(2));
+  env.declare("T", {4, 16}, Format::dense(2));
+  std::vector<Program> programs;
+  for (const char* t : kTemplates) programs.push_back(parseIndexNotation(t, templateEnv({})));
+  for (const char* t : {"A(i,j) = S(i,j) * B(i,k) * C(k,j)", "A(i,j) = S(i,k) * T(k,j)",
+                        "A(i,j) = exp(S(i,j) - max(S(i,j), j)) / sum(exp(S(i,j) - max(S(i,j), j)), j)"})
+    programs.push_back(parseIndexNotation(t, env));
+  // A file-scope name of the prelude: a line at column 0 that defines a macro, a type, an alias,
+  // or a function or variable (the identifier before its first '(' or ' =').
+  const std::regex macro("#define ([A-Za-z_]\\w*).*"), type("(?:template <[^>]*> )?(?:struct|class) (\\w+).*"),
+      alias("(?:template <[^>]*> )?using (\\w+) =.*"), function("[^ #}/][^(=]*?(\\w+) ?(?:\\(|=).*");
+  // A local of the kernel: a name declared after a type (or a lambda's parameter), or an alias.
+  const std::regex local("\\b(?:int64_t|int32_t|int|size_t|bool|double|float|auto|policy_t|React\\w+|react_\\w+<\\w+>)"
+                         "(?: const)?[*&]?(?: const)? (\\w+) ?(?:=|;|,|\\)|\\[)"),
+      localAlias("using (\\w+) =");
+  for (Target target : kTargets)
+    for (FusionMode mode : kModes)
+      for (const Program& p : programs) {
+        const std::string source = emitSource(lowerToLoops(fuse(p, mode)), target);
+        const size_t kernel = source.find("void react_kernel(const ReactTensor* t, const int64_t* sizes) {");
+        REQUIRE(kernel != std::string::npos);
+        const std::string code = std::regex_replace(source, std::regex("//[^\n]*|\"([^\"\\\\]|\\\\.)*\""), " ");
+        const size_t split = code.find("void react_kernel(const ReactTensor* t, const int64_t* sizes) {");
+        std::set<std::string> helpers, locals;
+        std::istringstream prelude(code.substr(0, split));
+        std::smatch m;
+        for (std::string line; std::getline(prelude, line);)
+          if (std::regex_match(line, m, macro) || std::regex_match(line, m, type) || std::regex_match(line, m, alias) ||
+              std::regex_match(line, m, function))
+            helpers.insert(m[1]);
+        const std::string body = code.substr(split);
+        for (const std::regex* r : {&local, &localAlias})
+          for (std::sregex_iterator it(body.begin(), body.end(), *r), end; it != end; ++it) locals.insert((*it)[1]);
+        INFO(toString(target) << " " << toString(mode) << "\n" << p.str() << "\n" << source);
+        CHECK(helpers.count("react_min"));  // the patterns read the prelude and the kernel
+        CHECK(locals.size() >= 3);
+        if (target == Target::Kokkos) CHECK(helpers.count("react_update_first_row"));
+        for (const std::string& name : locals) {
+          INFO(name);
+          CHECK_FALSE(helpers.count(name));
+        }
+      }
+}
