@@ -243,9 +243,9 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     const std::string& source = kernels[n].source();
     const bool stable = n == 2;
     CHECK(source.find("react_update_first_row<false>(&") != std::string::npos);
-    CHECK(source.find("Kokkos::atomic_add(&") != std::string::npos);
+    CHECK(source.find("react_combine_into<false>(&") != std::string::npos);
     CHECK((source.find("react_update_first_row<true>(&") != std::string::npos) == stable);
-    CHECK((source.find("Kokkos::atomic_fetch_max(&") != std::string::npos) == stable);
+    CHECK((source.find("react_combine_into<true>(&") != std::string::npos) == stable);
     // The later runs start from the rows the first runs record; the using runs write out through the scratch.
     CHECK(source.find("if (react_first < react_last) react_run_rows[react_run] = ix_i;") != std::string::npos);
     CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);

@@ -44,6 +44,11 @@ template <class T> struct ReactMax : Kokkos::Max<T> {
   KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
   KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
 };
+// A part of a row's sum (a maximum, with Max) added (taken) into `target` atomically.
+template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_combine_into(T* target, T part) {
+  if (Max) Kokkos::atomic_fetch_max(target, part);  // Kokkos 3 has no atomic_max
+  else Kokkos::atomic_add(target, part);
+}
 // A run's part of its first row (ir::StmtKind::EntryRuns), added into `target` (a maximum taken
 // into it, with Max): on a GPU the lanes of a warp (vector lanes, threadIdx.x, with a vector
 // length of 32) first combine the parts of the rows they share, keyed by row (`row`,
@@ -65,8 +70,7 @@ template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_update_first_row(
   }
 #endif
   if (row < 0) return;
-  if (Max) Kokkos::atomic_fetch_max(target, part);  // Kokkos 3 has no atomic_max
-  else Kokkos::atomic_add(target, part);
+  react_combine_into<Max>(target, part);
 }
 // A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
 // strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
@@ -509,7 +513,7 @@ static void react_dense_product(const float* a, const float* b, float* out, int6
     if (sums) {
       // The run's last row may go on in the next run.
       open("if (react_first < react_last) {");
-      rowEnds(std::string(max ? "Kokkos::atomic_fetch_max(&" : "Kokkos::atomic_add(&") + expr(r.target) + ", " + acc + ");");
+      rowEnds(std::string("react_combine_into<") + (max ? "true" : "false") + ">(&" + expr(r.target) + ", " + acc + ");");
       close();
       line(row + " = react_first_row < 0 ? 0 : react_first_row;");
       line(std::string("react_update_first_row<") + (max ? "true" : "false") + ">(&" + expr(r.target) + ", react_first_row, react_first_part);");
