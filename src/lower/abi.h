@@ -57,7 +57,7 @@ enum ReactCopyKind { REACT_COPY_HOST_TO_DEVICE = 0, REACT_COPY_DEVICE_TO_HOST = 
   X(const char*, react_runtime_describe, (void), describe)                                 \
   X(long, react_runtime_cache_bytes, (void), cacheBytes)
 
-/* Declared here, defined by the Kokkos prelude (src/lower/emit/kokkos.cpp): a definition that
+/* Declared here, defined by the Kokkos prelude (src/lower/emit/kokkos_prelude.h): a definition that
  * differs from its declaration does not compile. */
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,262 @@
+// The Kokkos kernels' prelude: put verbatim into every Kokkos source after the ABI and the
+// temporaries' workspace (embedded at build time, src/lower/embed_text.cmake). The same text
+// compiles against Serial, OpenMP and CUDA Kokkos; react itself never includes it.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+// A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
+#define REACT_REPORT(...) printf(__VA_ARGS__)
+#else
+#define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
+#endif
+#define REACT_ABORT() Kokkos::abort("react bounds check failed")
+// Kokkos::Max starts from the lowest finite value; react's max of nothing is -inf.
+template <class T> struct ReactMax : Kokkos::Max<T> {
+  using reducer = ReactMax;
+  KOKKOS_INLINE_FUNCTION ReactMax(T& v) : Kokkos::Max<T>(v) {}
+  KOKKOS_INLINE_FUNCTION void init(T& v) const { v = -INFINITY; }
+};
+// A part of a row's sum (a maximum, with Max) added (taken) into `target` atomically.
+template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_combine_into(T* target, T part) {
+  if (Max) Kokkos::atomic_fetch_max(target, part);  // Kokkos 3 has no atomic_max
+  else Kokkos::atomic_add(target, part);
+}
+// A run's part of its first row (ir::StmtKind::EntryRuns), added into `target` (a maximum taken
+// into it, with Max): on a GPU the lanes of a warp (vector lanes, threadIdx.x, with a vector
+// length of 32) first combine the parts of the rows they share, keyed by row (`row`,
+// non-decreasing over the lanes but for the lanes without entries, -1, which come last), and the
+// lowest lane of each row updates the target, so that a long row takes one atomic update per
+// warp rather than one per run (atomics into one element queue behind one another). Every lane
+// of the warp must call it.
+template <bool Max, class T> KOKKOS_INLINE_FUNCTION void react_update_first_row(T* target, int64_t row, T part) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    const int lane = threadIdx.x;
+    for (int d = 1; d < 32; d <<= 1) {  // a segmented reduction downwards: lanes with another row stop it
+      const T other = __shfl_down_sync(0xffffffffu, part, d);
+      const int64_t its = __shfl_down_sync(0xffffffffu, row, d);
+      if (lane + d < 32 && its == row) part = Max ? (part > other ? part : other) : part + other;
+    }
+    const int64_t before = __shfl_up_sync(0xffffffffu, row, 1);
+    if (row < 0 || (lane != 0 && before == row)) return;
+  }
+#endif
+  if (row < 0) return;
+  react_combine_into<Max>(target, part);
+}
+// A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
+// strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
+// lanes the stride here is the constant 32, which the compiler unrolls, and a reduction is a
+// butterfly of shuffles that leaves the result on every lane, as Kokkos' does. SDDMM K=64 on an
+// H100 took 1.28-1.46x less time so (docs/benchmarks-device.md, "Lane loops of a constant trip
+// count"). Fewer lanes (a warp shared by team threads whose control flow may differ), and hosts,
+// take Kokkos' loop: constant strides of 16 lanes measured no faster on SpMM's 16 columns.
+template <int64_t Trips, class Member, class Body>
+KOKKOS_INLINE_FUNCTION void react_lanes_for(const Member& team, const Body& body) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    for (int k = threadIdx.x; k < Trips; k += 32) body(int64_t(k));
+    return;
+  }
+#endif
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, int64_t(0), Trips), body);
+}
+template <int64_t Trips, class Member, class Body, class Reducer>
+KOKKOS_INLINE_FUNCTION void react_lanes_reduce(const Member& team, const Body& body, const Reducer& reducer) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    typename Reducer::value_type acc;
+    reducer.init(acc);
+    for (int k = threadIdx.x; k < Trips; k += 32) body(int64_t(k), acc);
+    for (int d = 16; d > 0; d >>= 1) reducer.join(acc, __shfl_xor_sync(0xffffffffu, acc, d));
+    reducer.reference() = acc;
+    return;
+  }
+#endif
+  Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, int64_t(0), Trips), body, reducer);
+}
+// A team's scratch for temporaries of value type T.
+template <class T> using react_scratch =
+    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
+constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
+// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
+// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
+// calls it; a host's team thread has one lane.
+KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();  // every thread of the team calls it too
+#else
+  // Another device (SYCL, OpenMPTarget, ...): not ported, so an error rather than a race.
+  if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
+#endif
+}
+// How a nest with one row per outer iteration is launched on this input. A row belongs to one
+// thread of a team and its inner loops to that thread's vector lanes. On a GPU the lanes follow
+// the rows' average inner trip count (up to a warp) and short rows share a team of 128 threads,
+// so a matrix of short rows still fills the warps; on a CPU a row is one thread's serial work.
+// Where every row can have a warp of its own and the device still runs them all at once, each
+// does: lanes sized by the average leave the longest row, which the kernel waits for, to a few
+// lanes (cora's 168 entries on 4 lanes), and wider rows cost nothing when the warps are there
+// anyway. On an H200 (docs/benchmarks-device.md) row normalisation took 1.75x less time on cora,
+// 1.30x on wiki-Vote, softmax 2.09x and 1.47x, and no kernel on the six matrices more.
+struct ReactLaunch { int64_t league, rows, lanes; int level; };
+static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_team, size_t row_scratch_bytes) {
+  ReactLaunch l{0, 1, 1, 0};
+  if (react_on_device) {
+    static const int64_t concurrency = Kokkos::DefaultExecutionSpace().concurrency();
+    while (l.lanes < 32 && l.lanes < inner) l.lanes *= 2;
+    if (rows_per_team <= 0 && rows <= concurrency / 32) l.lanes = 32;  // a team size asked for keeps its lanes
+    l.rows = 128 / l.lanes;
+  }
+  if (rows_per_team > 0) l.rows = rows_per_team;
+  // Team scratch beyond what a GPU block's shared memory holds by default goes to level 1.
+  l.level = static_cast<size_t>(l.rows) * row_scratch_bytes > 48 * 1024 ? 1 : 0;
+  l.league = (rows + l.rows - 1) / l.rows;
+  return l;
+}
+// The most stored entries a row of a csr matrix holds (`positions`: rows + 1 of them, in the
+// kernel's memory), which picks one of two forms of a nest (ir::StmtKind::IfLongRows). Measured
+// by a reduction over the rows the first time a positions array (its address and rows) is seen,
+// then remembered: a reduction and the wait for it would cost a small matrix's kernels as much
+// again. A caller who rewrites a matrix's positions in place keeps the first choice, which
+// changes how fast the nest runs, never what it computes.
+static int64_t react_longest_row(const int64_t* positions, int64_t rows) {
+  static std::mutex known_mutex;
+  static std::map<std::pair<const int64_t*, int64_t>, int64_t> known;
+  const std::pair<const int64_t*, int64_t> key{positions, rows};
+  {
+    std::lock_guard<std::mutex> lock(known_mutex);
+    auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  int64_t longest = 0;
+  Kokkos::parallel_reduce("react_longest_row", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, rows),
+                          KOKKOS_LAMBDA(const int64_t r, int64_t& most) {
+                            const int64_t length = positions[r + 1] - positions[r];
+                            if (length > most) most = length;
+                          }, Kokkos::Max<int64_t>(longest));
+  std::lock_guard<std::mutex> lock(known_mutex);
+  if (known.size() >= 64) known.clear();  // a process that sees many matrices measures again
+  known[key] = longest;
+  return longest;
+}
+// The runtime the host side of react uses, declared by the ABI header above (REACT_KOKKOS_RUNTIME).
+extern "C" void react_runtime_initialize() {
+  if (Kokkos::is_initialized()) return;
+  Kokkos::initialize();
+  std::atexit([] { if (Kokkos::is_initialized()) Kokkos::finalize(); });
+}
+extern "C" void* react_runtime_allocate(size_t bytes) { return Kokkos::kokkos_malloc<react_memory>("react", bytes ? bytes : 1); }
+extern "C" void react_runtime_release(void* p) { Kokkos::kokkos_free<react_memory>(p); }
+extern "C" void react_runtime_copy(void* dst, const void* src, size_t bytes, int kind) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using HostBytes = Kokkos::View<char*, Kokkos::HostSpace, Unmanaged>;
+  using DeviceBytes = Kokkos::View<char*, react_memory, Unmanaged>;
+  char* s = static_cast<char*>(const_cast<void*>(src));
+  char* d = static_cast<char*>(dst);
+  if (kind == REACT_COPY_HOST_TO_DEVICE) Kokkos::deep_copy(DeviceBytes(d, bytes), HostBytes(s, bytes));
+  else if (kind == REACT_COPY_DEVICE_TO_HOST) Kokkos::deep_copy(HostBytes(d, bytes), DeviceBytes(s, bytes));
+  else Kokkos::deep_copy(DeviceBytes(d, bytes), DeviceBytes(s, bytes));
+  Kokkos::fence();
+}
+extern "C" int react_runtime_host_accessible() { return react_on_device ? 0 : 1; }
+// An element of an array in the kernel's memory, read by the host: a bound the host launches a
+// loop with (a tensor's first level ends at pos[0][1]).
+template <class T> static T react_host_read(const T* array, int64_t offset) {
+  if (!react_on_device) return array[offset];
+  T value;
+  react_runtime_copy(&value, array + offset, sizeof(T), REACT_COPY_DEVICE_TO_HOST);
+  return value;
+}
+extern "C" int react_runtime_concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
+// A GPU's properties, by name: a model measured on one device (docs/auto.md) is stored per device.
+// Asked only where CUDA is the default execution space, the one kernels run on.
+#ifdef KOKKOS_ENABLE_CUDA
+constexpr bool react_on_cuda = std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>;
+static const cudaDeviceProp& react_cuda_properties() {
+  static const cudaDeviceProp properties = [] {
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, Kokkos::Cuda().cuda_device());
+    return p;
+  }();
+  return properties;
+}
+#endif
+extern "C" const char* react_runtime_describe() {
+  static const std::string text = [] {
+    std::string name = Kokkos::DefaultExecutionSpace::name();
+#ifdef KOKKOS_ENABLE_CUDA
+    if (react_on_cuda) name += std::string(" ") + react_cuda_properties().name;
+#endif
+    return name + " (concurrency " + std::to_string(Kokkos::DefaultExecutionSpace().concurrency()) + ")";
+  }();
+  return text.c_str();
+}
+extern "C" long react_runtime_cache_bytes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (react_on_cuda) return react_cuda_properties().l2CacheSize;
+#endif
+  return 0;
+}
+// A temporary's storage in the kernel's memory, for a ReactWorkspace (workspace.h): allocated anew
+// at every run it cost a cudaMalloc and a cudaFree that waits for the device, more than the nests
+// of a small input take.
+template <class T> struct ReactDeviceArray {
+  Kokkos::View<T*> view;
+  T* reserve(size_t n) {
+    if (view.extent(0) < n) {
+      view = Kokkos::View<T*>();  // freed before its successor is made
+      view = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react temporary")), n);
+    }
+    return view.data();
+  }
+};
+// A site's workspace, made with new and never deleted, so that it outlives every static; Kokkos'
+// finalize hook frees its memory, since a view freed after finalize is an error.
+template <class T> ReactWorkspace<ReactDeviceArray<T>>& react_device_workspace() {
+  auto* w = new ReactWorkspace<ReactDeviceArray<T>>();
+  Kokkos::push_finalize_hook([w] { w->storage.view = Kokkos::View<T*>(); });
+  return *w;
+}
+// A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
+// Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
+// and b (k x n). cuBLAS is column-major, and a row-major matrix is its transpose stored
+// column-major, so it computes out^T += b^T a^T on the same memory; on Kokkos' stream, in order
+// with the nests around it. 64-bit extents (the _64 calls): a react matrix may pass 2^31 rows.
+#if defined(REACT_HAVE_CUBLAS) && defined(KOKKOS_ENABLE_CUDA)
+#include <cublas_v2.h>
+#define REACT_DENSE_PRODUCT 1
+static void react_cublas_check(cublasStatus_t status) {
+  if (status != CUBLAS_STATUS_SUCCESS) Kokkos::abort("react: a cuBLAS call failed");
+}
+// One handle per kernel library, made at its first product and kept while the process runs.
+static cublasHandle_t react_cublas() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    react_cublas_check(cublasCreate(&h));
+    return h;
+  }();
+  react_cublas_check(cublasSetStream(handle, Kokkos::DefaultExecutionSpace().cuda_stream()));
+  return handle;
+}
+static void react_dense_product(const double* a, const double* b, double* out, int64_t m, int64_t n, int64_t k) {
+  const double one = 1;
+  if (m > 0 && n > 0 && k > 0)
+    react_cublas_check(cublasDgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+}
+static void react_dense_product(const float* a, const float* b, float* out, int64_t m, int64_t n, int64_t k) {
+  const float one = 1;
+  if (m > 0 && n > 0 && k > 0)
+    react_cublas_check(cublasSgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+}
+#endif
