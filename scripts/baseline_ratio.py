@@ -2,7 +2,9 @@
 """react over a baseline measured side by side: for each (matrix, kernel and its sizes, storage), the
 least of react's medians over the processes given (alternating runs of one build) against the
 fastest baseline variant, as a markdown table with the geometric mean and least ratio per kernel,
-and optionally a plot with the target ratio drawn in.
+and optionally a plot with the target ratio drawn in. Rows are matched by matrix and label alone
+(threads and execution space are not part of the key): give it one thread count's runs. A label
+without a type is float64 (bench_results.label).
 
     /usr/bin/python3 scripts/baseline_ratio.py --react run-1.csv run-2.csv --variant react-kokkos \\
         --baseline cusparse-float64.csv cusparse-float32.csv --baseline-prefix library-cusparse \\

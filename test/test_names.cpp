@@ -253,36 +253,49 @@ TEST_CASE("names: no local of a kernel is named like a helper of its prelude") {
   for (const char* t : {"A(i,j) = S(i,j) * B(i,k) * C(k,j)", "A(i,j) = S(i,k) * T(k,j)",
                         "A(i,j) = exp(S(i,j) - max(S(i,j), j)) / sum(exp(S(i,j) - max(S(i,j), j)), j)"})
     programs.push_back(parseIndexNotation(t, env));
-  // A file-scope name of the prelude: a line at column 0 that defines a macro, a type, an alias,
-  // or a function or variable (the identifier before its first '(' or ' =').
-  const std::regex macro("#define ([A-Za-z_]\\w*).*"), type("(?:template <[^>]*> )?(?:struct|class) (\\w+).*"),
-      alias("(?:template <[^>]*> )?using (\\w+) =.*"), function("[^ #}/][^(=]*?(\\w+) ?(?:\\(|=).*");
-  // A local of the kernel: a name declared after a type (or a lambda's parameter), or an alias.
-  const std::regex local("\\b(?:int64_t|int32_t|int|size_t|bool|double|float|auto|policy_t|React\\w+|react_\\w+<\\w+>)"
-                         "(?: const)?[*&]?(?: const)? (\\w+) ?(?:=|;|,|\\)|\\[)"),
-      localAlias("using (\\w+) =");
+  // The prelude's names: every react_*, React* and REACT_* identifier in it (definitions over
+  // several lines, the ABI's typedefs and enumerators, the runtime functions its X-macro declares),
+  // and any other name a line at column 0 defines (a macro, a type, an alias, a function or a
+  // variable: the identifier before the line's first '(' or ' =').
+  const std::regex prefixed("\\b(?:react_|React|REACT_)\\w*"), macro("#define ([A-Za-z_]\\w*).*"),
+      type("(?:template <[^>]*> )?(?:struct|class|enum) (\\w+).*"), alias("(?:template <[^>]*> )?using (\\w+) =.*"),
+      function("(?:[^ #}/][^(=]*?\\b)?(\\w+) ?(?:\\(|=).*");
+  // The kernel's locals: a name after a type (qualified or a template, with const, * or &) and
+  // before '=', ';', ',', ')', '[', '(' or '{' (a lambda's parameter, a direct initialisation),
+  // a further declarator after a comma, and an alias.
+  const std::regex local("(?:^|[^\\w:.>])(?!return\\b|else\\b|case\\b|throw\\b|delete\\b|new\\b|goto\\b)"
+                         "(?:const )?[A-Za-z_][\\w:]*(?:<[^;{}()]*>)?(?: const)?[*&]?(?: const)? (\\w+) ?(?:=|;|,|\\)|\\[|\\(|\\{)"),
+      declarator(", (\\w+) =(?!=)"), localAlias("using (\\w+) =");
+  const std::string signature = "void react_kernel(const ReactTensor* t, const int64_t* sizes) {";
   for (Target target : kTargets)
     for (FusionMode mode : kModes)
-      for (const Program& p : programs) {
-        const std::string source = emitSource(lowerToLoops(fuse(p, mode)), target);
-        const size_t kernel = source.find("void react_kernel(const ReactTensor* t, const int64_t* sizes) {");
-        REQUIRE(kernel != std::string::npos);
-        const std::string code = std::regex_replace(source, std::regex("//[^\n]*|\"([^\"\\\\]|\\\\.)*\""), " ");
-        const size_t split = code.find("void react_kernel(const ReactTensor* t, const int64_t* sizes) {");
+      for (size_t n = 0; n < programs.size(); ++n) {
+        const std::string source = emitSource(lowerToLoops(fuse(programs[n], mode)), target);
+        REQUIRE(source.find(signature) != std::string::npos);
+        const std::string code = std::regex_replace(source, std::regex("//[^\n]*|\"([^\"\\\\\n]|\\\\.)*\""), " ");
+        const size_t split = code.find(signature);
+        const std::string preludeCode = code.substr(0, split), body = code.substr(split);
         std::set<std::string> helpers, locals;
-        std::istringstream prelude(code.substr(0, split));
+        for (std::sregex_iterator it(preludeCode.begin(), preludeCode.end(), prefixed), end; it != end; ++it) helpers.insert(it->str());
+        std::istringstream lines(preludeCode);
         std::smatch m;
-        for (std::string line; std::getline(prelude, line);)
+        for (std::string line; std::getline(lines, line);)
           if (std::regex_match(line, m, macro) || std::regex_match(line, m, type) || std::regex_match(line, m, alias) ||
               std::regex_match(line, m, function))
             helpers.insert(m[1]);
-        const std::string body = code.substr(split);
-        for (const std::regex* r : {&local, &localAlias})
+        for (const std::regex* r : {&local, &declarator, &localAlias})
           for (std::sregex_iterator it(body.begin(), body.end(), *r), end; it != end; ++it) locals.insert((*it)[1]);
-        INFO(toString(target) << " " << toString(mode) << "\n" << p.str() << "\n" << source);
-        CHECK(helpers.count("react_min"));  // the patterns read the prelude and the kernel
-        CHECK(locals.size() >= 3);
-        if (target == Target::Kokkos) CHECK(helpers.count("react_update_first_row"));
+        INFO(toString(target) << " " << toString(mode) << "\n" << programs[n].str() << "\n" << source);
+        // The patterns read what they are for: helpers of each prelude and the ABI, and (the stable
+        // softmax, the last program, in react's form on Kokkos) the runs' locals.
+        CHECK(helpers.count("react_min"));
+        CHECK(helpers.count("ReactTensor"));
+        CHECK(helpers.count(target == Target::Kokkos ? "react_update_first_row" : "react_balanced_rows"));
+        if (target == Target::Kokkos && mode == FusionMode::React && n + 1 == programs.size())
+          for (const char* name : {"react_run", "react_first_row", "react_first_part", "react_threads", "policy", "team"}) {
+            INFO(name);
+            CHECK(locals.count(name));
+          }
         for (const std::string& name : locals) {
           INFO(name);
           CHECK_FALSE(helpers.count(name));
