@@ -254,10 +254,11 @@ class KokkosPrinter : public CppPrinter {
     if (sums) {
       // The run's last row may go on in the next run.
       open("if (react_first < react_last) {");
-      rowEnds(std::string("react_combine_into<") + (max ? "true" : "false") + ">(&" + expr(r.target) + ", " + acc + ");");
+      const std::string maxArgument = max ? "<true>" : "<false>";
+      rowEnds("react_combine_into" + maxArgument + "(&" + expr(r.target) + ", " + acc + ");");
       close();
       line(row + " = react_first_row < 0 ? 0 : react_first_row;");
-      line(std::string("react_update_first_row<") + (max ? "true" : "false") + ">(&" + expr(r.target) + ", react_first_row, react_first_part);");
+      line("react_update_first_row" + maxArgument + "(&" + expr(r.target) + ", react_first_row, react_first_part);");
     }
     if (staged) {
       line("react_sync_lanes();");
