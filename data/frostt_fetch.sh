@@ -37,26 +37,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dest=${FROSTT_DIR:-$here/frostt}
 bases=${FROSTT_URL:-"https://s3.us-east-2.amazonaws.com/frostt/frostt_data"}
 max_time=${FROSTT_MAX_TIME:-3600}
+tool=frostt_fetch
+# shellcheck source=data/fetch_common.sh
+source "$here/fetch_common.sh"
 
 if [ $# -gt 0 ]; then tensors=("$@"); else tensors=("${REACT_TENSORS[@]}"); fi
-
-# download URL FILE: curl or wget, failing fast when nothing answers. Returns 2 when the server
-# could not be reached at all (name resolution, connection refused or timed out), 1 otherwise.
-download() {
-  local rc
-  if command -v curl >/dev/null 2>&1; then
-    curl --fail --silent --show-error --location --connect-timeout 10 --max-time "$max_time" -o "$2" "$1" 2>&1
-    rc=$?
-    case $rc in 0) return 0 ;; 5 | 6 | 7 | 28) return 2 ;; *) return 1 ;; esac
-  elif command -v wget >/dev/null 2>&1; then
-    wget --quiet --tries=1 --connect-timeout=10 --read-timeout=60 --timeout="$max_time" -O "$2" "$1" 2>&1
-    rc=$?
-    case $rc in 0) return 0 ;; 4) return 2 ;; *) return 1 ;; esac
-  else
-    echo "neither curl nor wget is installed"
-    return 1
-  fi
-}
 
 # looks_like_tns FILE: its first line that is neither blank nor a '#' comment holds positive
 # integer coordinates and a value (react's reader checks every line when it loads the file).
@@ -65,9 +50,23 @@ looks_like_tns() {
     grep -q -E '^[[:space:]]*([1-9][0-9]*[[:space:]]+)+[-+0-9.eEinfa]+[[:space:]]*$'
 }
 
+# unpack_tns ARCHIVE: the gzipped tensor into $tns, where its first entry reads as one.
+unpack_tns() {
+  if ! gzip -t "$1" 2>/dev/null; then
+    echo "not a complete gzip file"
+    return 1
+  fi
+  if ! gzip -dc "$1" >"$tns.tmp" || ! looks_like_tns "$tns.tmp"; then
+    echo "$name.tns does not start with an entry (1-based coordinates and a value)"
+    rm -f "$tns.tmp"
+    return 1
+  fi
+  mv "$tns.tmp" "$tns"
+}
+
 # fetch NAME: prints what went wrong and returns 1 on failure, 2 when no server answered.
 fetch() {
-  local spec=$1 path name tns archive errors="" base url msg rc unreachable=2
+  local spec=$1 path name tns
   if [ -n "${FROSTT_PATHS[$spec]+set}" ]; then
     path=${FROSTT_PATHS[$spec]}
     name=$spec
@@ -80,40 +79,9 @@ fetch() {
     echo "$spec: already in $tns"
     return 0
   fi
-  mkdir -p "$dest" || { echo "frostt_fetch: cannot create $dest" >&2; return 1; }
-  archive=$(mktemp "$dest/.$name.XXXXXX.tns.gz")
-  for base in $bases; do
-    url=${base%/}/$path.tns.gz
-    echo "$spec: downloading $url"
-    msg=$(download "$url" "$archive")
-    rc=$?
-    if [ $rc -ne 0 ]; then
-      errors+="  $url: ${msg:-download failed}"$'\n'
-      [ $rc -eq 2 ] || unreachable=1
-      continue
-    fi
-    unreachable=1
-    if ! gzip -t "$archive" 2>/dev/null; then
-      errors+="  $url: not a complete gzip file"$'\n'
-      continue
-    fi
-    if ! gzip -dc "$archive" >"$tns.tmp" || ! looks_like_tns "$tns.tmp"; then
-      errors+="  $url: $name.tns does not start with an entry (1-based coordinates and a value)"$'\n'
-      rm -f "$tns.tmp"
-      continue
-    fi
-    mv "$tns.tmp" "$tns"
-    rm -f "$archive"
-    echo "$spec: $tns"
-    return 0
-  done
-  rm -f "$archive"
-  if [ $unreachable -eq 2 ]; then
-    printf 'frostt_fetch: cannot fetch %s: no server answered (no network?):\n%s' "$spec" "$errors" >&2
-  else
-    printf 'frostt_fetch: cannot fetch %s:\n%s' "$spec" "$errors" >&2
-  fi
-  return $unreachable
+  mkdir -p "$dest" || { echo "$tool: cannot create $dest" >&2; return 1; }
+  fetch_archive "$spec" "$path.tns.gz" "$(mktemp "$dest/.$name.XXXXXX.tns.gz")" unpack_tns || return
+  echo "$spec: $tns"
 }
 
 for spec in "${tensors[@]}"; do
@@ -124,19 +92,7 @@ for spec in "${tensors[@]}"; do
   fi
 done
 
-failed=()
-for ((n = 0; n < ${#tensors[@]}; ++n)); do
-  spec=${tensors[n]}
-  fetch "$spec"
-  rc=$?
-  [ $rc -eq 0 ] && continue
-  failed+=("$spec")
-  if [ $rc -eq 2 ] && [ $((n + 1)) -lt ${#tensors[@]} ]; then
-    echo "frostt_fetch: no network: not trying the other $((${#tensors[@]} - n - 1))" >&2
-    failed+=("${tensors[@]:n+1}")
-    break
-  fi
-done
+fetch_each "${tensors[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "frostt_fetch: ${#failed[@]} of ${#tensors[@]} tensors missing: ${failed[*]}" >&2
   echo "frostt_fetch: set FROSTT_URL to a reachable mirror, or copy <name>.tns into $dest" >&2

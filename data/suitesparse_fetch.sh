@@ -22,35 +22,34 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dest=${SUITESPARSE_DIR:-$here/suitesparse}
 bases=${SUITESPARSE_URL:-"https://sparse.tamu.edu/MM https://suitesparse-collection-website.herokuapp.com/MM"}
 max_time=${SUITESPARSE_MAX_TIME:-1800}
+tool=suitesparse_fetch
+# shellcheck source=data/fetch_common.sh
+source "$here/fetch_common.sh"
 
 if [ $# -gt 0 ]; then matrices=("$@"); else matrices=("${REACT_MATRICES[@]}"); fi
-
-# download URL FILE: curl or wget, failing fast when nothing answers. Returns 2 when the server
-# could not be reached at all (name resolution, connection refused or timed out), 1 otherwise.
-download() {
-  local rc
-  if command -v curl >/dev/null 2>&1; then
-    curl --fail --silent --show-error --location --connect-timeout 10 --max-time "$max_time" -o "$2" "$1" 2>&1
-    rc=$?
-    case $rc in 0) return 0 ;; 5 | 6 | 7 | 28) return 2 ;; *) return 1 ;; esac
-  elif command -v wget >/dev/null 2>&1; then
-    wget --quiet --tries=1 --connect-timeout=10 --read-timeout=60 --timeout="$max_time" -O "$2" "$1" 2>&1
-    rc=$?
-    case $rc in 0) return 0 ;; 4) return 2 ;; *) return 1 ;; esac
-  else
-    echo "neither curl nor wget is installed"
-    return 1
-  fi
-}
 
 # has_banner FILE: the first line is a Matrix Market banner.
 has_banner() {
   head -n 1 "$1" 2>/dev/null | grep -qi '^%%MatrixMarket matrix '
 }
 
+# unpack_mtx ARCHIVE: <Name>/<Name>.mtx out of the archive into $dest, where it has a banner.
+unpack_mtx() {
+  if ! tar -tzf "$1" 2>/dev/null | grep -qx "$name/$name.mtx"; then
+    echo "the archive does not contain $name/$name.mtx"
+    return 1
+  fi
+  if ! tar -xzf "$1" -C "$dest" "$name/$name.mtx" || ! has_banner "$mtx"; then
+    echo "$name/$name.mtx has no Matrix Market banner"
+    rm -f "$mtx"
+    rmdir "$dest/$name" 2>/dev/null
+    return 1
+  fi
+}
+
 # fetch Group/Name: prints what went wrong and returns 1 on failure, 2 when no server answered.
 fetch() {
-  local spec=$1 group name archive mtx errors="" base url msg rc unreachable=2
+  local spec=$1 group name mtx
   group=${spec%%/*}
   name=${spec#*/}
   mtx=$dest/$name/$name.mtx
@@ -58,40 +57,9 @@ fetch() {
     echo "$spec: already in $mtx"
     return 0
   fi
-  mkdir -p "$dest" || { echo "suitesparse_fetch: cannot create $dest" >&2; return 1; }
-  archive=$(mktemp "$dest/.$name.XXXXXX.tar.gz")
-  for base in $bases; do
-    url=${base%/}/$group/$name.tar.gz
-    echo "$spec: downloading $url"
-    msg=$(download "$url" "$archive")
-    rc=$?
-    if [ $rc -ne 0 ]; then
-      errors+="  $url: ${msg:-download failed}"$'\n'
-      [ $rc -eq 2 ] || unreachable=1
-      continue
-    fi
-    unreachable=1
-    if ! tar -tzf "$archive" 2>/dev/null | grep -qx "$name/$name.mtx"; then
-      errors+="  $url: the archive does not contain $name/$name.mtx"$'\n'
-      continue
-    fi
-    if ! tar -xzf "$archive" -C "$dest" "$name/$name.mtx" || ! has_banner "$mtx"; then
-      errors+="  $url: $name/$name.mtx has no Matrix Market banner"$'\n'
-      rm -f "$mtx"
-      rmdir "$dest/$name" 2>/dev/null
-      continue
-    fi
-    rm -f "$archive"
-    echo "$spec: $mtx"
-    return 0
-  done
-  rm -f "$archive"
-  if [ $unreachable -eq 2 ]; then
-    printf 'suitesparse_fetch: cannot fetch %s: no server answered (no network?):\n%s' "$spec" "$errors" >&2
-  else
-    printf 'suitesparse_fetch: cannot fetch %s:\n%s' "$spec" "$errors" >&2
-  fi
-  return $unreachable
+  mkdir -p "$dest" || { echo "$tool: cannot create $dest" >&2; return 1; }
+  fetch_archive "$spec" "$group/$name.tar.gz" "$(mktemp "$dest/.$name.XXXXXX.tar.gz")" unpack_mtx || return
+  echo "$spec: $mtx"
 }
 
 for spec in "${matrices[@]}"; do
@@ -101,19 +69,7 @@ for spec in "${matrices[@]}"; do
   fi
 done
 
-failed=()
-for ((n = 0; n < ${#matrices[@]}; ++n)); do
-  spec=${matrices[n]}
-  fetch "$spec"
-  rc=$?
-  [ $rc -eq 0 ] && continue
-  failed+=("$spec")
-  if [ $rc -eq 2 ] && [ $((n + 1)) -lt ${#matrices[@]} ]; then
-    echo "suitesparse_fetch: no network: not trying the other $((${#matrices[@]} - n - 1))" >&2
-    failed+=("${matrices[@]:n+1}")
-    break
-  fi
-done
+fetch_each "${matrices[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "suitesparse_fetch: ${#failed[@]} of ${#matrices[@]} matrices missing: ${failed[*]}" >&2
   echo "suitesparse_fetch: set SUITESPARSE_URL to a reachable mirror, or copy <Name>/<Name>.mtx into $dest" >&2
