@@ -405,14 +405,20 @@ TEST_CASE("dense product: only a plain product of row-major matrices is marked, 
   for (const auto& [name, shape, format] : spmm) env.declare(name, shape, format);
   const LoopProgram lowered = lowerToLoops(fuse(parseProgram("A = S @ (C @ D)", env), FusionMode::React));
   const std::string source = emitSource(lowered, Target::Kokkos);
-  const size_t call = source.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4);\n  #else");
+  // T0's zeros were its allocation's, for the product alone: the library writes T0 (`false`: it
+  // does not add into it); the nest, where no library computes it, fills T0 first.
+  const size_t call = source.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4, false);\n  #else\n"
+                                  "  Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<double*, Kokkos::MemoryUnmanaged>(val_T0, ");
   CHECK(call != std::string::npos);
   CHECK(source.find("Kokkos::parallel_for(\"T0\"", call) != std::string::npos);  // the nest, where no library computes it
+  CHECK(source.rfind("Kokkos::deep_copy", call) == source.rfind("Kokkos::deep_copy", source.find("reserve(static_cast<size_t>(len_T0))")));  // no fill at the allocation
   // OpenMP: Eigen's product, defined after the prelude only where a kernel has a product.
   const std::string openmp = emitSource(lowered, Target::OpenMP);
   const size_t eigen = openmp.find("#include <Eigen/Core>");
   CHECK(eigen != std::string::npos);
-  CHECK(openmp.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4);\n  #else", eigen) != std::string::npos);
+  CHECK(openmp.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4, false);\n  #else\n"
+                    "  #pragma omp parallel for schedule(static)\n  for (int64_t q = 0; q < len_T0; ++q) val_T0[q] = 0.0;\n",
+                    eigen) != std::string::npos);
   CHECK(emitSource(lowerToLoops(fuse(parseProgram("A = S @ C @ D", env), FusionMode::React)), Target::OpenMP).find("Eigen") ==
         std::string::npos);
   LoopProgram sparseOperand = scheduleLoops(lowered, Target::Kokkos);
@@ -423,6 +429,39 @@ TEST_CASE("dense product: only a plain product of row-major matrices is marked, 
       s = wrong;
     }
   CHECK_THROWS_WITH_AS(ir::verify(sparseOperand), doctest::Contains("a dense product of 'S', not a row-major matrix"), InternalError);
+}
+
+// A product writes its X without reading it only where X's zeros are there for it alone: a result's
+// fill goes with the first product into it; a second product into the same X adds.
+TEST_CASE("dense product: the zeros a product overwrites, and only those") {
+  Environment env;
+  env.declare("C", {6, 4}, Format::dense(2));
+  env.declare("D", {4, 3}, Format::dense(2));
+  LoopProgram lowered = lowerToLoops(fuse(parseProgram("A(i,j) = C(i,k) * D(k,j)", env), FusionMode::React));
+  auto fills = [](const LoopProgram& p) {
+    return std::count_if(p.body.begin(), p.body.end(), [](const ir::Stmt& s) { return s->kind == ir::StmtKind::Fill; });
+  };
+  REQUIRE(fills(lowered) == 1);
+  LoopProgram once = passes::markDenseProducts(lowered);
+  CHECK(fills(once) == 0);
+  REQUIRE(once.body.back()->product);
+  CHECK(once.body.back()->product->overwrites);
+
+  LoopProgram twice = lowered;
+  twice.body.push_back(twice.body.back());  // A = C @ D, then A += C @ D
+  LoopProgram marked = passes::markDenseProducts(twice);
+  CHECK(fills(marked) == 0);
+  REQUIRE(marked.body.size() == twice.body.size() - 1);
+  REQUIRE((marked.body.end()[-2]->product && marked.body.back()->product));
+  CHECK(marked.body.end()[-2]->product->overwrites);
+  CHECK_FALSE(marked.body.back()->product->overwrites);
+  ir::verify(marked);
+  // Printed: the first writes A (or, where no library computes it, fills A and runs its nest),
+  // the second adds into it.
+  const std::string source = emitSource(twice, Target::OpenMP);
+  const size_t first = source.find("react_dense_product(val_C, val_D, val_A, 6, 3, 4, false);\n  #else\n  #pragma omp parallel for");
+  CHECK(first != std::string::npos);
+  CHECK(source.find("react_dense_product(val_C, val_D, val_A, 6, 3, 4, true);\n  #else\n  {", first) != std::string::npos);
 }
 
 TEST_CASE("loop IR literals: of their type, reading back as the same value") {

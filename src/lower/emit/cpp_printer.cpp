@@ -152,8 +152,9 @@ void CppPrinter::productOrNest(const StmtNode& n) {
   auto values = [](const std::string& t) { return mangle(Name{Role::Values, t}); };
   line("#if defined(REACT_DENSE_PRODUCT)");
   line("react_dense_product(" + values(d->a) + ", " + values(d->b) + ", " + values(d->out) + ", " + expr(d->m) + ", " +
-       expr(d->n) + ", " + expr(d->k) + ");");
+       expr(d->n) + ", " + expr(d->k) + ", " + (d->overwrites ? "false" : "true") + ");");
   line("#else");
+  if (d->overwrites) fill(*ir::fill(d->out, valueTypeOf(p_.tensors.at(d->out)), 0));
   nest(n);
   line("#endif");
 }

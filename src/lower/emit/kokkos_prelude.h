@@ -230,9 +230,10 @@ template <class T> ReactWorkspace<ReactDeviceArray<T>>& react_device_workspace()
 }
 // A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA
 // Kokkos whose toolkit has cuBLAS, cmake/ReactKokkos.cmake): out += a b for row-major a (m x k)
-// and b (k x n). cuBLAS is column-major, and a row-major matrix is its transpose stored
-// column-major, so it computes out^T += b^T a^T on the same memory; on Kokkos' stream, in order
-// with the nests around it. 64-bit extents (the _64 calls): a react matrix may pass 2^31 rows.
+// and b (k x n), or out = a b where not `accumulate` (beta 0: out is not read). cuBLAS is
+// column-major, and a row-major matrix is its transpose stored column-major, so it computes
+// out^T += b^T a^T on the same memory; on Kokkos' stream, in order with the nests around it.
+// 64-bit extents (the _64 calls): a react matrix may pass 2^31 rows.
 #if defined(REACT_HAVE_CUBLAS) && defined(KOKKOS_ENABLE_CUDA)
 #include <cublas_v2.h>
 #define REACT_DENSE_PRODUCT 1
@@ -249,14 +250,23 @@ static cublasHandle_t react_cublas() {
   react_cublas_check(cublasSetStream(handle, Kokkos::DefaultExecutionSpace().cuda_stream()));
   return handle;
 }
-static void react_dense_product(const double* a, const double* b, double* out, int64_t m, int64_t n, int64_t k) {
+// cuBLAS's product of column-major matrices, out = a b + beta out, in each value type.
+static void react_gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b, double beta, double* out) {
   const double one = 1;
-  if (m > 0 && n > 0 && k > 0)
-    react_cublas_check(cublasDgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+  react_cublas_check(cublasDgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &beta, out, m));
 }
-static void react_dense_product(const float* a, const float* b, float* out, int64_t m, int64_t n, int64_t k) {
+static void react_gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float beta, float* out) {
   const float one = 1;
-  if (m > 0 && n > 0 && k > 0)
-    react_cublas_check(cublasSgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &one, out, n));
+  react_cublas_check(cublasSgemm_64(react_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &beta, out, m));
+}
+template <class T>
+static void react_dense_product(const T* a, const T* b, T* out, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // a product of nothing: out stays, or is zero
+    if (!accumulate)
+      Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<T*, Kokkos::MemoryUnmanaged>(out, static_cast<size_t>(m * n)), T(0));
+    return;
+  }
+  react_gemm(n, m, k, b, a, accumulate ? T(1) : T(0), out);  // out^T = b^T a^T, column-major
 }
 #endif

@@ -195,6 +195,10 @@ Name mergeCoordinate(const std::string& pattern, int level);
 struct DenseProduct {
   std::string out, a, b;
   Expr m, n, k;
+  // out = a · b: out holds zeros the kernel put there for this product alone (the allocation of a
+  // temporary, or a fill of the result, that passes/dense_product.cpp removed), so a library
+  // writes out without reading it; where the nest runs instead, a fill of out with zeros first.
+  bool overwrites = false;
 };
 
 struct StmtNode;

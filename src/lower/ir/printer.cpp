@@ -78,7 +78,7 @@ class TextPrinter {
       case StmtKind::Allocate:
         return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "]" +
                     (s->uninitialized ? " (set before read)" : " = " + literalText(s->init, s->type)) +
-                    (s->parallelInit ? " (filled by every thread)" : ""));
+                    (s->parallelInit ? (s->uninitialized ? " (shared by every thread)" : " (filled by every thread)") : ""));
       case StmtKind::Fill:
         return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
       case StmtKind::Single:
@@ -110,7 +110,7 @@ class TextPrinter {
       case StmtKind::Nest: {
         std::string head = "nest " + s->text;
         if (const auto& d = s->product)
-          head += " product(" + d->out + " += " + d->a + " @ " + d->b + ", m " + print(d->m) + ", n " + print(d->n) + ", k " +
+          head += " product(" + d->out + (d->overwrites ? " = " : " += ") + d->a + " @ " + d->b + ", m " + print(d->m) + ", n " + print(d->n) + ", k " +
                   print(d->k) + ")";
         open(head + " {");
         body(s->body);
