@@ -27,9 +27,10 @@ download() {
 # prints what is wrong with it and fails. ARCHIVE is removed either way. On failure prints every
 # URL's error and returns 1, or 2 when no server answered.
 fetch_archive() {
-  local spec=$1 path=$2 archive=$3 unpack=$4 errors="" base url msg rc unreachable=2
+  # Names of their own: the unpack function sees these locals, and the caller's (name, tns, mtx).
+  local spec=$1 archive_path=$2 archive=$3 unpack=$4 errors="" base url msg rc unreachable=2
   for base in $bases; do
-    url=${base%/}/$path
+    url=${base%/}/$archive_path
     echo "$spec: downloading $url"
     msg=$(download "$url" "$archive")
     rc=$?

@@ -462,6 +462,38 @@ TEST_CASE("dense product: the zeros a product overwrites, and only those") {
   const size_t first = source.find("react_dense_product(val_C, val_D, val_A, 6, 3, 4, false);\n  #else\n  #pragma omp parallel for");
   CHECK(first != std::string::npos);
   CHECK(source.find("react_dense_product(val_C, val_D, val_A, 6, 3, 4, true);\n  #else\n  {", first) != std::string::npos);
+
+  // A statement between the zeros and the product that touches X keeps them, and the product adds:
+  // a result's fill, and a temporary's allocation (T0 = C @ D in S @ (C @ D)).
+  const ir::Stmt touchA = ir::nest("touches A", {ir::assign(ir::access("A", {"i", "j"}), ir::floatImm(1), ir::Update::Add)});
+  LoopProgram between = lowered;
+  between.body.insert(between.body.end() - 1, touchA);
+  LoopProgram kept = passes::markDenseProducts(between);
+  CHECK(fills(kept) == 1);
+  REQUIRE(kept.body.back()->product);
+  CHECK_FALSE(kept.body.back()->product->overwrites);
+
+  env.declare("S", {6, 6}, Format::csr());
+  env.declare("E", {6, 4}, Format::dense(2));
+  const LoopProgram right = lowerToLoops(fuse(parseProgram("A = S @ (E @ D)", env), FusionMode::React));
+  auto allocation = [](const LoopProgram& p) {
+    for (size_t k = 0; k < p.body.size(); ++k)
+      if (p.body[k]->kind == ir::StmtKind::Allocate && p.body[k]->name.text == "T0") return k;
+    return p.body.size();
+  };
+  const size_t at = allocation(right);
+  REQUIRE(at + 1 < right.body.size());
+  LoopProgram temporary = passes::markDenseProducts(right);
+  CHECK(temporary.body[at]->uninitialized);
+  REQUIRE(temporary.body[at + 1]->product);
+  CHECK(temporary.body[at + 1]->product->overwrites);
+  LoopProgram touched = right;
+  touched.body.insert(touched.body.begin() + static_cast<std::ptrdiff_t>(at) + 1,
+                      ir::nest("touches T0", {ir::assign(ir::access("T0", {"k", "j"}), ir::floatImm(1), ir::Update::Add)}));
+  LoopProgram filled = passes::markDenseProducts(touched);
+  CHECK_FALSE(filled.body[at]->uninitialized);
+  REQUIRE(filled.body[at + 2]->product);
+  CHECK_FALSE(filled.body[at + 2]->product->overwrites);
 }
 
 TEST_CASE("loop IR literals: of their type, reading back as the same value") {

@@ -195,9 +195,9 @@ Name mergeCoordinate(const std::string& pattern, int level);
 struct DenseProduct {
   std::string out, a, b;
   Expr m, n, k;
-  // out = a · b: out holds zeros the kernel put there for this product alone (the allocation of a
-  // temporary, or a fill of the result, that passes/dense_product.cpp removed), so a library
-  // writes out without reading it; where the nest runs instead, a fill of out with zeros first.
+  // out = a · b: the only zeros out held before were there for this product (a temporary's
+  // allocation, or the kernel's fill of its result), and passes/dense_product.cpp dropped them, so
+  // a library writes out without reading it; where the nest runs instead, a fill of out comes first.
   bool overwrites = false;
 };
 

@@ -12,8 +12,9 @@
 //
 // Where the product's X holds the zeros of its allocation (a temporary's) or of the kernel's fill
 // (a result's) and nothing between reads or writes it, the product writes X without reading it
-// (DenseProduct::overwrites) and the zeros go: cuBLAS's beta 0, Eigen's `=`. A fill is a kernel
-// launch and a pass over X: SpMM-MM's C @ D on a 500,000-row graph writes 64 MB of zeros first.
+// (DenseProduct::overwrites) and the zeros go: cuBLAS runs with beta 0; the OpenMP helper zeroes X
+// on the threads and Eigen adds. A fill is a kernel launch and a pass over X: SpMM-MM's C @ D on a
+// 500,000-row graph writes 64 MB of zeros first.
 //
 // Only under reassociation: a library sums k in an order of its own. Matched on the IR as
 // lowering gives it (before any pass has scheduled it): three dense loops from 0 over i, j and k
@@ -118,9 +119,8 @@ std::vector<Stmt>::iterator zerosFor(std::vector<Stmt>& body, size_t at, const s
 LoopProgram markDenseProducts(const LoopProgram& p) {
   LoopProgram out = p;
   for (size_t n = 0; n < out.body.size(); ++n) {
-    const Stmt& s = out.body[n];
-    if (s->kind != StmtKind::Nest || s->product) continue;
-    std::optional<DenseProduct> d = denseProduct(p, *s);
+    if (out.body[n]->kind != StmtKind::Nest || out.body[n]->product) continue;
+    std::optional<DenseProduct> d = denseProduct(p, *out.body[n]);
     if (!d) continue;
     auto zeros = zerosFor(out.body, n, d->out);
     if (zeros != out.body.end()) {
