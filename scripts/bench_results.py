@@ -34,8 +34,9 @@ def load(*paths):
                 row["threads"] = int(row["threads"])
                 row["label"] = label(row)
                 row["ok"] = row["status"] == "ok"
+                # scipy_bench.py writes no bandwidth fraction (it measures no copy bandwidth).
                 for key in ("median_s", "bw_fraction"):
-                    row[key] = float(row[key]) if row["ok"] else None
+                    row[key] = float(row[key]) if row["ok"] and row.get(key) else None
                 rows.append(row)
     return rows
 
