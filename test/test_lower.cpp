@@ -368,27 +368,30 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
         std::string::npos);
 }
 
-// A plain dense product in an OpenMP kernel calls Eigen's (openmp_dense_product.h): the JIT's
-// compiler must find Eigen, else the kernel silently keeps the slower nest; shapes that leave
-// remainders in Eigen's blocks of rows, columns and k.
-TEST_CASE("lowering: an OpenMP dense product runs Eigen's product and equals the interpreter") {
+// A plain dense product in an OpenMP kernel calls the helper of openmp_dense_product.h: the JIT's
+// compiler must find Eigen, else the kernel silently keeps the slower nest. D of 13 columns takes
+// the narrow loop in its AVX-512 form where the JIT targets it (this binary runs the other form,
+// test_dense_product.cpp), D of 70 Eigen's GEMM; shapes that leave remainders in every block.
+TEST_CASE("lowering: an OpenMP dense product runs the helper's product and equals the interpreter") {
   CsrMatrix s = randomCsr(61, 61, 0.1, 9);
-  Environment env;
-  env.declare("S", {61, 61}, Format::csr());
-  env.declare("C", {61, 300}, Format::dense(2));
-  env.declare("D", {300, 13}, Format::dense(2));
-  const Program program = parseProgram("A = S @ (C @ D)", env);
-  const std::string source = emitSource(lowerToLoops(fuse(program, FusionMode::React)), Target::OpenMP);
-  REQUIRE(source.find("#include <Eigen/Core>") != std::string::npos);
-  std::string required = source;
-  required.insert(source.find("extern \"C\""), "#ifndef REACT_DENSE_PRODUCT\n#error the JIT's compiler does not find Eigen\n#endif\n");
-  CHECK_NOTHROW(jitCompile(required, Target::OpenMP, testCache()));
-  CompileOptions o;
-  o.jit = testCache();
-  Kernel k = Kernel::compile(program, o);
-  CHECK(k.source().find("react_dense_product(val_C, val_D, val_T0") != std::string::npos);
-  TensorValues inputs = {{"S", s}, {"C", randomDense({61, 300}, 4)}, {"D", randomDense({300, 13}, 5)}};
-  requireClose(program, k.run(inputs), interpret(fuse(program, FusionMode::React), inputs), "S @ (C @ D)");
+  for (int64_t width : {13, 70}) {
+    Environment env;
+    env.declare("S", {61, 61}, Format::csr());
+    env.declare("C", {61, 300}, Format::dense(2));
+    env.declare("D", {300, width}, Format::dense(2));
+    const Program program = parseProgram("A = S @ (C @ D)", env);
+    const std::string source = emitSource(lowerToLoops(fuse(program, FusionMode::React)), Target::OpenMP);
+    REQUIRE(source.find("#include <Eigen/Core>") != std::string::npos);
+    std::string required = source;
+    required.insert(source.find("extern \"C\""), "#ifndef REACT_DENSE_PRODUCT\n#error the JIT's compiler does not find Eigen\n#endif\n");
+    CHECK_NOTHROW(jitCompile(required, Target::OpenMP, testCache()));
+    CompileOptions o;
+    o.jit = testCache();
+    Kernel k = Kernel::compile(program, o);
+    CHECK(k.source().find("react_dense_product(val_C, val_D, val_T0") != std::string::npos);
+    TensorValues inputs = {{"S", s}, {"C", randomDense({61, 300}, 4)}, {"D", randomDense({300, width}, 5)}};
+    requireClose(program, k.run(inputs), interpret(fuse(program, FusionMode::React), inputs), "S @ (C @ D), D of " + std::to_string(width));
+  }
 }
 
 TEST_CASE("JIT: a second compile of the same source is a cache hit") {
