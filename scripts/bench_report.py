@@ -174,7 +174,8 @@ def tables(res, out):
                     else:
                         cells.append(fmt_ms(res.time(m, lab, t, v)))
                 ref = res.row(m, lab, t, "react-openmp")
-                bw = f"{float(ref['gbs']):.2f} ({100 * ref['bw_fraction']:.0f}%)" if ref and ref["ok"] else "-"
+                bw = (f"{float(ref['gbs']):.2f} ({100 * ref['bw_fraction']:.0f}%)"
+                      if ref and ref["ok"] and ref["bw_fraction"] is not None else "-")
                 nnz = res.row(m, lab, t, res.variants[0])["nnz"]
                 out.append(f"| {m} | {nnz} | " + " | ".join(cells) + f" | {bw} |")
     out.append("")

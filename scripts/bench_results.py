@@ -34,9 +34,9 @@ def load(*paths):
                 row["threads"] = int(row["threads"])
                 row["label"] = label(row)
                 row["ok"] = row["status"] == "ok"
+                row["median_s"] = float(row["median_s"]) if row["ok"] else None
                 # scipy_bench.py writes no bandwidth fraction (it measures no copy bandwidth).
-                for key in ("median_s", "bw_fraction"):
-                    row[key] = float(row[key]) if row["ok"] and row.get(key) else None
+                row["bw_fraction"] = float(row["bw_fraction"]) if row["ok"] and row.get("bw_fraction") else None
                 rows.append(row)
     return rows
 
@@ -80,7 +80,7 @@ class Results:
     def bandwidth(self, lab, threads, variant):
         """(geometric mean, min, max) of the bandwidth fraction over the matrices, or None."""
         xs = [self.row(m, lab, threads, variant) for m in self.matrices]
-        xs = [r["bw_fraction"] for r in xs if r and r["ok"]]
+        xs = [r["bw_fraction"] for r in xs if r and r["ok"] and r["bw_fraction"] is not None]
         if not xs:
             return None
         return geomean(xs)[0], min(xs), max(xs)

@@ -114,7 +114,8 @@ def speedup(res, matrix, lab, threads, variant, over):
 
 
 def bandwidth(res, lab, variant):
-    xs = [r["bw_fraction"] for r in res.rows if r["label"] == lab and r["variant"] == variant and r["ok"]]
+    xs = [r["bw_fraction"] for r in res.rows
+          if r["label"] == lab and r["variant"] == variant and r["ok"] and r["bw_fraction"] is not None]
     return geomean(xs)[0], max(xs)
 
 

@@ -21,15 +21,23 @@
 #define REACT_DENSE_PRODUCT 1
 
 // The narrow product: R rows of a against W of b's columns at a time, the R x W sums in
-// registers (two vectors a row: 16 of AVX-512's 32 registers, 8 of AVX2's 16), b's columns copied
-// into blocks of W (zeros past n) so that every block is whole vectors. Eigen packs the tall a
-// instead, and on 500000 x 256 @ 256 x 16 in float64 reached 24 of a Xeon core's 88 GFLOP/s
-// where this loop reaches 40: what bounds it there is reading a, so each row block touches the
-// next one's rows ahead (docs/benchmarks.md, "The narrow dense product").
+// registers (two vectors a row: 8 x 16 doubles in 16 of AVX-512's 32 registers, 4 x 8 in 8 of
+// AVX2's 16), b's columns copied into blocks of W (zeros past n) so that every block is whole
+// vectors. Eigen packs the tall a instead, and on 500000 x 256 @ 256 x 16 in float64 reached 24
+// of a Xeon core's 88 GFLOP/s where this loop reaches 40: what bounds it there is reading a, so
+// each row block touches the next one's rows ahead (docs/benchmarks.md, "The narrow dense
+// product"). Measured with AVX-512 and AVX2; elsewhere (kReactNarrowMeasured false) Eigen runs
+// every product.
 #if defined(__AVX512F__)
 constexpr int kReactVectorBytes = 64, kReactNarrowRows = 8;
+constexpr bool kReactNarrowMeasured = true;
 #else
 constexpr int kReactVectorBytes = 32, kReactNarrowRows = 4;
+#if defined(__AVX2__) && defined(__FMA__)
+constexpr bool kReactNarrowMeasured = true;
+#else
+constexpr bool kReactNarrowMeasured = false;
+#endif
 #endif
 constexpr int64_t kReactNarrowColumns = 64;
 
@@ -61,7 +69,8 @@ template <class T>
 static void react_narrow_product(const T* a, const T* b, T* out, int64_t m, int64_t n, int64_t k, bool accumulate) {
   constexpr int W = 2 * kReactVectorBytes / static_cast<int>(sizeof(T)), R = kReactNarrowRows;
   const int64_t column_blocks = (n + W - 1) / W;
-  std::vector<T> blocks(static_cast<size_t>(column_blocks * k * W), T(0));
+  // Aligned to the vector (Eigen's allocator): a block's row of W is then whole cache lines.
+  std::vector<T, Eigen::aligned_allocator<T>> blocks(static_cast<size_t>(column_blocks * k * W), T(0));
   for (int64_t j = 0; j < column_blocks; ++j)
     for (int64_t p = 0; p < k; ++p)
       for (int64_t c = j * W; c < std::min<int64_t>(n, (j + 1) * W); ++c) blocks[(j * k + p) * W + c - j * W] = b[p * n + c];
@@ -72,6 +81,8 @@ static void react_narrow_product(const T* a, const T* b, T* out, int64_t m, int6
     for (int64_t j = 0; j < column_blocks; ++j) {
       const int64_t c0 = j * W, w = std::min<int64_t>(W, n - c0);
       const T* block = blocks.data() + j * k * W;
+      // Touch the next block's rows only where they are a's (a prefetch does not fault, but
+      // forming a pointer past a's end is undefined); the last whole block goes without.
       if (row + R <= m)
         react_narrow_rows<T, R, W>(a, block, out, row, n, k, c0, w, accumulate, j == 0 && row + 2 * R <= m);
       else
@@ -81,16 +92,16 @@ static void react_narrow_product(const T* a, const T* b, T* out, int64_t m, int6
 }
 
 // Where the narrow loop was measured faster than Eigen: b of more than one vector's columns and
-// at most kReactNarrowColumns (float32 with 16 columns, one AVX-512 vector, was level with Eigen).
+// at most kReactNarrowColumns (float32 with 16 columns, one AVX-512 vector, was no faster).
 template <class T>
 static bool react_product_is_narrow(int64_t n) {
-  return n * static_cast<int64_t>(sizeof(T)) > kReactVectorBytes && n <= kReactNarrowColumns;
+  return kReactNarrowMeasured && n * static_cast<int64_t>(sizeof(T)) > kReactVectorBytes && n <= kReactNarrowColumns;
 }
 
 template <class T>
 static void react_dense_product(const T* a, const T* b, T* out, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (m <= 0 || n <= 0) return;
-  if (react_product_is_narrow<T>(n)) return react_narrow_product(a, b, out, m, n, k, accumulate);
+  if (k > 0 && react_product_is_narrow<T>(n)) return react_narrow_product(a, b, out, m, n, k, accumulate);
   // Writing out: the threads zero it (first touch, as react's fills), then Eigen adds. Eigen's
   // own `=` zeroes it with setZero on the calling thread before it adds: SpMM-MM took up to 1.37x
   // longer so on the Xeon (docs/benchmarks.md, "Dense products that write their result").
