@@ -132,6 +132,8 @@ std::vector<PassExample> examples() {
       {"merge-resets", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
       {"merge-resets", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
+      // A dot product of 64 under each stored entry: the rows in chunks handed out as threads finish.
+      {"balance-rows", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::OpenMP, {}, {}},
       // The slices of a csf tensor (its first level's positions), weighed by their fibres.
       {"balance-rows", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::OpenMP, {}, {}},
       {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},

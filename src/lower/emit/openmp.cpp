@@ -118,8 +118,13 @@ class OpenMPPrinter : public CppPrinter {
   }
 
   // The rows of a parallel loop inside its region: this thread's share of equal work
-  // (balancePositions), or rows handed out 16 at a time.
+  // (balancePositions), or rows handed out in chunks (rowChunks: up to 256, react_row_chunk) or
+  // 16 at a time.
   void rowsOf(const StmtNode& l) {
+    if (l.rowChunks) {
+      line("#pragma omp for schedule(dynamic, react_row_chunk(" + expr(l.hi) + " - " + expr(l.lo) + "))");
+      return serialLoop(l);
+    }
     if (l.balancePositions.text.empty()) {
       line("#pragma omp for schedule(dynamic, 16)");
       return serialLoop(l);

@@ -140,6 +140,14 @@ struct ReactLanes {
 #define REACT_NO_UNROLL_AND_JAM
 #endif
 
+// How many rows a thread takes at a time from a loop of `rows` handed out dynamically in chunks
+// (src/lower/passes/balance_rows.cpp): 256, or fewer where that would leave a thread fewer than 16
+// chunks, so that a small matrix's rows still reach every thread.
+static inline int react_row_chunk(int64_t rows) {
+  const int64_t chunk = rows / (16 * int64_t(omp_get_num_threads()));
+  return chunk < 1 ? 1 : chunk > 256 ? 256 : int(chunk);
+}
+
 // This thread's rows [lo, hi) of [first, last): its share of equal work when a row weighs
 // entryWork per stored entry and rowWork (src/lower/passes/balance_rows.cpp).
 struct ReactRows {

@@ -240,9 +240,11 @@ struct StmtNode {
   Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)
   // Parallel, ParallelReduce (OpenMP): when set, each thread takes one contiguous share of the
   // rows of equal work, a row weighing `entryWork` per stored entry (balancePositions[r + 1] -
-  // balancePositions[r]) plus `rowWork`; otherwise rows are handed out dynamically.
+  // balancePositions[r]) plus `rowWork`; otherwise rows are handed out dynamically, in chunks of
+  // up to 256 rows where `rowChunks` (react_row_chunk), else 16 at a time.
   Name balancePositions;
   int64_t entryWork = 0, rowWork = 0;
+  bool rowChunks = false;
   // For (OpenMP): where the kernel's compiler targets AVX-512 (REACT_MASKED_BLOCKS), the iterations
   // run in blocks of one vector's lanes, the lanes past `hi` masked off, each load and store of
   // the body a masked vector one at the counter; a body that reduces into `reduceVar` (a Serial

@@ -70,6 +70,7 @@ class TextPrinter {
         if (!s->balancePositions.text.empty())
           head += " balanced(" + mangle(s->balancePositions) + ": " + std::to_string(s->entryWork) + " per entry, " +
                   std::to_string(s->rowWork) + " per row)";
+        if (s->rowChunks) head += " row-chunks";
         open(head + " {");
         body(s->body);
         close();

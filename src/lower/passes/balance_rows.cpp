@@ -1,13 +1,23 @@
 // OpenMP: the rows of a parallel loop over a sparse matrix's rows, split into one contiguous share
-// of equal work per thread.
+// of equal work per thread, or, where each stored entry runs a dense loop, handed out in chunks.
 //
-// Why: handed out dynamically, 16 rows at a time, a thread takes a shared counter every few dozen
-// stored entries on most graphs, and its rows are scattered over the matrix; a row-normalisation
-// or softmax pass streams memory and loses a share of its bandwidth to both. Split by row count
-// (schedule static), a power-law graph's heavy rows leave one thread with most of the work. A share
-// of equal work is contiguous, costs one binary search per thread, and weighs a row by what it
-// runs: the statements under the loop over its stored entries once per entry, the others once
-// per row, each times the trip counts of the dense loops around it.
+// Why shares: handed out dynamically, 16 rows at a time, a thread takes a shared counter every few
+// dozen stored entries on most graphs, and its rows are scattered over the matrix; a
+// row-normalisation or softmax pass streams memory and loses a share of its bandwidth to both.
+// Split by row count (schedule static), a power-law graph's heavy rows leave one thread with most
+// of the work. A share of equal work is contiguous, costs one binary search per thread, and weighs
+// a row by what it runs: the statements under the loop over its stored entries once per entry, the
+// others once per row, each times the trip counts of the dense loops around it.
+//
+// Why chunks: where a stored entry's work is a dense loop of at least kChunkedEntryWork (SDDMM's
+// dot product, SpMM's row of C, MTTKRP's row of D), an entry reads a dense row at its coordinate
+// and the time a thread takes for its share depends on where those rows are (L1 to memory) and on
+// its core, which the weights cannot know: the team waits for its slowest share. Chunks of up to
+// 256 rows (react_row_chunk), handed out in order as threads finish, even that out and keep the
+// threads' rows close together. On the GPU machine's 16 Xeon cores (4M-entry power-law and banded
+// graphs, react's source rewritten both ways, two alternating processes each) chunks of 256 ran
+// SDDMM 1.15-1.35x and SpMM-MM 1.05-1.25x faster than shares, chunks of 64 less so, while row
+// normalisation and softmax ran 0.88-1.13x: their shares stay (docs/benchmarks.md).
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
@@ -47,6 +57,9 @@ struct RowWork {
 
 }  // namespace
 
+// A stored entry's work from which its rows go in chunks: a dense loop of one vector of doubles.
+constexpr int64_t kChunkedEntryWork = 8;
+
 LoopProgram balanceRows(const LoopProgram& p) {
   struct Balance : Mutator {
     Stmt visit(const Stmt& s) override {
@@ -55,6 +68,11 @@ LoopProgram balanceRows(const LoopProgram& p) {
       RowWork work{s->counter, {}};
       for (const Stmt& b : s->body) work.add(b, 1, false);
       if (work.positions.text.empty()) return s;
+      if (work.perEntry >= kChunkedEntryWork) {
+        auto chunked = copy(s);
+        chunked->rowChunks = true;
+        return chunked;
+      }
       auto balanced = copy(s);
       balanced->balancePositions = work.positions;
       balanced->entryWork = std::max<int64_t>(1, work.perEntry);
