@@ -34,6 +34,8 @@ std::vector<PassExample> examples() {
       norm{{"S", {6, 5}, csr}},
       // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
       mttkrp{{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 4}, d2}, {"D", {7, 4}, d2}},
+      mttkrpWide{{"B", {6, 5, 7}, Format::csf(3)}, {"C", {5, 16}, d2}, {"D", {7, 16}, d2}},
+      spmmWide{{"S", {6, 6}, csr}, {"C", {6, 16}, d2}, {"D", {16, 16}, d2}},
       normDcsr{{"S", {6, 5}, Format::dcsr()}, {"A", {6, 5}, d2}}, coiter{{"S", {6, 5}, csr}, {"T", {6, 5}, csr}},
       coiterDcsr{{"S", {6, 5}, Format::dcsr()}, {"T", {6, 5}, Format::dcsr()}},
       // row normalisation of a csc matrix, its result at S's entries (csc): the columns scatter serially.
@@ -132,8 +134,12 @@ std::vector<PassExample> examples() {
       {"merge-resets", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::React, Target::OpenMP, {}, {}},
       {"merge-resets", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
       {"balance-rows", "spmm_mm", spmmText, spmm, FusionMode::React, Target::OpenMP, {}, {}},
-      // A dot product of 64 under each stored entry: the rows in chunks handed out as threads finish.
+      // A dot product of 64, or a row of C @ D of 16, under each stored entry: the rows in chunks
+      // handed out as threads finish. A csf tensor's slices keep their shares (its fibres hold
+      // loops over their entries), rows of 16 under each or not.
       {"balance-rows", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::OpenMP, {}, {}},
+      {"balance-rows", "spmm_mm_right_wide", "A = S @ (C @ D)", spmmWide, FusionMode::React, Target::OpenMP, {}, {}},
+      {"balance-rows", "mttkrp_csf_wide", mttkrpText, mttkrpWide, FusionMode::React, Target::OpenMP, {}, {}},
       // The slices of a csf tensor (its first level's positions), weighed by their fibres.
       {"balance-rows", "mttkrp_csf", mttkrpText, mttkrp, FusionMode::Maximal, Target::OpenMP, {}, {}},
       {"operand-layout", "sddmm", sddmmText, sddmm, FusionMode::React, Target::OpenMP, {}, {}},

@@ -122,7 +122,7 @@ class OpenMPPrinter : public CppPrinter {
   // 16 at a time.
   void rowsOf(const StmtNode& l) {
     if (l.rowChunks) {
-      line("#pragma omp for schedule(dynamic, react_row_chunk(" + expr(l.hi) + " - " + expr(l.lo) + "))");
+      line("#pragma omp for schedule(monotonic: dynamic, react_row_chunk((" + expr(l.hi) + ") - (" + expr(l.lo) + ")))");
       return serialLoop(l);
     }
     if (l.balancePositions.text.empty()) {

@@ -240,8 +240,8 @@ struct StmtNode {
   Expr laneTrips;            // Parallel, Kokkos: the rows' lane-loop trip count (lane mapping)
   // Parallel, ParallelReduce (OpenMP): when set, each thread takes one contiguous share of the
   // rows of equal work, a row weighing `entryWork` per stored entry (balancePositions[r + 1] -
-  // balancePositions[r]) plus `rowWork`; otherwise rows are handed out dynamically, in chunks of
-  // up to 256 rows where `rowChunks` (react_row_chunk), else 16 at a time.
+  // balancePositions[r]) plus `rowWork`; otherwise rows are handed out dynamically, in order in
+  // chunks of up to 256 rows where `rowChunks` (react_row_chunk; Parallel only), else 16 at a time.
   Name balancePositions;
   int64_t entryWork = 0, rowWork = 0;
   bool rowChunks = false;

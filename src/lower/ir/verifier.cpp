@@ -170,9 +170,8 @@ class Verifier {
             (s->balancePositions.role != Role::Positions || s->entryWork < 1 || s->rowWork < 1 ||
              (s->schedule != Schedule::Parallel && s->schedule != Schedule::ParallelReduce)))
           fail("a balanced loop needs a parallel schedule, positions and positive weights", s);
-        if (s->rowChunks && (!s->balancePositions.text.empty() ||
-                             (s->schedule != Schedule::Parallel && s->schedule != Schedule::ParallelReduce)))
-          fail("rows in chunks need a parallel schedule and no balanced shares", s);
+        if (s->rowChunks && (!s->balancePositions.text.empty() || s->schedule != Schedule::Parallel))
+          fail("rows in chunks need a parallel schedule (no reduction) and no balanced shares", s);
         bool reduces = s->schedule == Schedule::ParallelReduce || s->schedule == Schedule::LaneReduce;
         if (reduces) {
           std::vector<Name> accumulators{s->reduceVar};

@@ -123,7 +123,9 @@ LoopProgram runReductionsInOrder(const LoopProgram& p);
 LoopProgram vectorizeReductions(const LoopProgram& p);
 
 // OpenMP: a parallel loop over the rows of a sparse matrix gives each thread one contiguous share
-// of the rows of equal work (For::balancePositions, entryWork, rowWork).
+// of the rows of equal work (For::balancePositions, entryWork, rowWork), or, where each stored
+// entry runs a dense loop (no reduction into a scalar, no sparse loop under the entries), hands
+// the rows out in chunks (For::rowChunks).
 LoopProgram balanceRows(const LoopProgram& p);
 
 // A loop that reduces into `reduced` (a scalar access or a variable, with `op`) as a LaneReduce
