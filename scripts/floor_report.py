@@ -70,14 +70,15 @@ def scaling(floor_paths, bench_paths, threads):
             print("| %s | %s | %.2f | %.2f | %.2fx | %.0f%% | %s |" % (
                 m, lab, one * 1e3, many * 1e3, one / many, 100 * moved / many, "%.2f" % (walk * 1e3) if walk else ""))
 
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--floor", nargs="*", default=[], help="sddmm_floor_probe CSVs (with --scaling: optional)")
-    p.add_argument("--bench", nargs="+", required=True, help="react-bench CSVs with react-openmp and taco-best")
+    p.add_argument("--bench", nargs="+", required=True, help="react-bench CSVs: react-openmp and taco-best (with --scaling: 1 and N threads)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--target", type=float, help="react over taco-best to draw as a line")
     p.add_argument("--plot", help="PNG or SVG")
-    p.add_argument("--scaling", type=int, metavar="N", help="N threads over 1 and its bound (see above)")
+    p.add_argument("--scaling", type=int, metavar="N", help="N threads over 1 (see above)")
     a = p.parse_args()
     if a.scaling:
         return scaling(a.floor, a.bench, a.scaling)

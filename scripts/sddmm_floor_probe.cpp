@@ -14,8 +14,9 @@
 //   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=cores ./sddmm_floor_probe MATRIX.mtx...
 //
 // Prints CSV: matrix, nnz, K, order (rows or columns), threads, the median of 15 runs in seconds,
-// and the gathered bytes per second. Threads take rows in chunks of 256 as they finish. Matrix Market coordinate files (real, integer or pattern; general,
-// symmetric or skew-symmetric), duplicates counted once. Nothing of react is used.
+// and the gathered bytes per second. Threads take rows in chunks of 256 as they finish. Matrix
+// Market coordinate files (real, integer or pattern; general, symmetric or skew-symmetric),
+// duplicates counted once. Nothing of react is used.
 #include <omp.h>
 
 #include <algorithm>

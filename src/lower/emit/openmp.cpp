@@ -121,12 +121,9 @@ class OpenMPPrinter : public CppPrinter {
   // (balancePositions), or rows handed out in chunks (rowChunks: up to 256, react_row_chunk) or
   // 16 at a time.
   void rowsOf(const StmtNode& l) {
-    if (l.rowChunks) {
-      line("#pragma omp for schedule(monotonic: dynamic, react_row_chunk((" + expr(l.hi) + ") - (" + expr(l.lo) + ")))");
-      return serialLoop(l);
-    }
-    if (l.balancePositions.text.empty()) {
-      line("#pragma omp for schedule(dynamic, 16)");
+    if (l.rowChunks || l.balancePositions.text.empty()) {
+      const std::string chunks = "monotonic: dynamic, react_row_chunk((" + expr(l.hi) + ") - (" + expr(l.lo) + "))";
+      line("#pragma omp for schedule(" + (l.rowChunks ? chunks : std::string("dynamic, 16")) + ")");
       return serialLoop(l);
     }
     line("const ReactRows react_rows = react_balanced_rows(" + mangle(l.balancePositions) + ", " + expr(l.lo) + ", " +
