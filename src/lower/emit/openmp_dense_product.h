@@ -14,6 +14,7 @@
 #define REACT_OPENMP_DENSE_PRODUCT
 #if __has_include(<Eigen/Core>)
 #include <Eigen/Core>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -64,7 +65,11 @@ static void react_narrow_rows(const T* __restrict a, const T* __restrict block, 
   }
 }
 
-// Each thread takes consecutive blocks of R rows (it writes their rows of out first: no zeroing).
+// The threads take chunks of consecutive blocks of R rows as they finish (they write their rows of
+// out first: no zeroing): up to 256 rows a chunk, fewer where a thread would get fewer than 16
+// chunks. Every block costs the same reads, yet one contiguous share per thread left the team
+// waiting for its slowest core at 16 threads on the Xeon (SpMM-MM in alternating processes:
+// docs/benchmarks.md, "The narrow product in chunks"), as balance-rows' chunks found for SDDMM.
 template <class T>
 static void react_narrow_product(const T* a, const T* b, T* out, int64_t m, int64_t n, int64_t k, bool accumulate) {
   constexpr int W = 2 * kReactVectorBytes / static_cast<int>(sizeof(T)), R = kReactNarrowRows;
@@ -75,7 +80,8 @@ static void react_narrow_product(const T* a, const T* b, T* out, int64_t m, int6
     for (int64_t p = 0; p < k; ++p)
       for (int64_t c = j * W; c < std::min<int64_t>(n, (j + 1) * W); ++c) blocks[(j * k + p) * W + c - j * W] = b[p * n + c];
   const int64_t row_blocks = (m + R - 1) / R;
-#pragma omp parallel for schedule(static)
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(256 / R, row_blocks / (16 * int64_t(omp_get_max_threads()))));
+#pragma omp parallel for schedule(monotonic: dynamic, chunk)
   for (int64_t q = 0; q < row_blocks; ++q) {
     const int64_t row = q * R;
     for (int64_t j = 0; j < column_blocks; ++j) {
