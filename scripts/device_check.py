@@ -28,6 +28,8 @@ import numpy as np
 PROGRAMS = [
     ("sddmm", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
     ("sddmm_ct", "A = S * (B @ C.T)", ["-g=B:u:1", "-g=C:u:2", "-d=k:64"], "S", ["react"]),
+    # k not a multiple of the warp's 32 lanes: entry lanes leave the lanes past k out of each sum
+    ("sddmm_k48", "A = S * (B @ C)", ["-g=B:u:1", "-g=C:u:2", "-d=k:48"], "S", ["react"]),
     ("spmm_mm", "A = S @ C @ D", ["-g=C:u:3", "-g=D:u:4", "-d=h:256", "-d=j:16"], "S", ["react"]),
     # C @ D first: a plain dense product, which a CUDA build computes with cuBLAS
     ("spmm_mm_right", "A = S @ (C @ D)", ["-g=C:u:3", "-g=D:u:4", "-d=h:256", "-d=j:16"], "S", ["react"]),
@@ -60,7 +62,7 @@ FLOAT64_TOLERANCE = 1e-12
 # (i,j) fibre: each product of f factors rounds f-1 times, each addition once, exp and a division a
 # few times more (softmax: its max, exp and division, 20 as react-bench counts).
 ROUNDINGS = {
-    "sddmm": lambda r: 64 + 2, "sddmm_ct": lambda r: 64 + 2,
+    "sddmm": lambda r: 64 + 2, "sddmm_ct": lambda r: 64 + 2, "sddmm_k48": lambda r: 48 + 2,
     "spmm_mm": lambda r: r["row"] + 256 + 2, "spmm_mm_right": lambda r: r["row"] + 256 + 2, "norm_row": lambda r: r["row"] + 2, "softmax": lambda r: r["row"] + 20,
     "softmax_exp": lambda r: r["row"] + 20,
     "mttkrp": lambda r: r["slice"] + 3, "mttkrp_fibre": lambda r: r["slice"] + 3, "ttm": lambda r: r["fibre"] + 1,

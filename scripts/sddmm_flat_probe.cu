@@ -19,14 +19,14 @@
 // Prints CSV: matrix, nnz, K, value_type, form, the median of 21 runs in seconds (CUDA events around
 // the one kernel), max_rel_err.
 #include <cuda_runtime.h>
+
+#include "probe_pattern.h"
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,41 +41,7 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-struct Csr {
-  int64_t rows = 0, cols = 0;
-  std::vector<int64_t> pos;
-  std::vector<int32_t> crd;
-};
-
-Csr readMatrixMarket(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line) || line.rfind("%%MatrixMarket matrix coordinate", 0) != 0)
-    throw std::runtime_error(path + ": not a Matrix Market coordinate file");
-  const bool symmetric = line.find("symmetric") != std::string::npos;
-  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
-  }
-  int64_t rows = 0, cols = 0, count = 0;
-  if (!(std::istringstream(line) >> rows >> cols >> count) || rows <= 0 || cols <= 0 || count < 0 || cols > INT32_MAX)
-    throw std::runtime_error(path + ": bad size line");
-  std::vector<std::pair<int64_t, int64_t>> e;
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t r = 0, c = 0;
-    if (!std::getline(in, line) || !(std::istringstream(line) >> r >> c) || r < 1 || r > rows || c < 1 || c > cols)
-      throw std::runtime_error(path + ": bad entry " + std::to_string(k + 1));
-    e.emplace_back(r - 1, c - 1);
-    if (symmetric && r != c) e.emplace_back(c - 1, r - 1);
-  }
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  Csr m{rows, cols, std::vector<int64_t>(rows + 1, 0), {}};
-  for (const auto& [r, c] : e) {
-    ++m.pos[r + 1];
-    m.crd.push_back(int32_t(c));
-  }
-  for (int64_t r = 0; r < rows; ++r) m.pos[r + 1] += m.pos[r];
-  return m;
-}
+using Csr = ProbePattern;
 
 __device__ int64_t rowOf(const int64_t* pos, int64_t rows, int64_t p) {
   int64_t lo = 0, hi = rows;
@@ -292,10 +258,8 @@ int main(int argc, char** argv) {
   std::printf("matrix,nnz,K,value_type,form,median_s,max_rel_err\n");
   try {
     for (int a = 1; a < argc; ++a) {
-      std::string name = argv[a];
-      name = name.substr(name.find_last_of('/') + 1);
-      name = name.substr(0, name.rfind(".mtx"));
-      const Csr m = readMatrixMarket(argv[a]);
+      const std::string name = probeMatrixName(argv[a]);
+      const Csr m = probeReadMatrixMarket(argv[a]).first;
       const Csc c = transposed(m);
       runAll<double>(name, m, c, "float64");
       runAll<float>(name, m, c, "float32");

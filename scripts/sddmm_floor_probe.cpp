@@ -19,12 +19,12 @@
 // duplicates counted once. Nothing of react is used.
 #include <omp.h>
 
+#include "probe_pattern.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,51 +34,7 @@ namespace {
 
 constexpr int kRuns = 15;
 
-struct Pattern {
-  int64_t rows = 0, cols = 0;
-  std::vector<int64_t> pos;    // rows + 1 offsets into crd
-  std::vector<int32_t> crd;    // column of each stored entry, sorted within a row
-};
-
-Pattern compressed(int64_t rows, int64_t cols, std::vector<std::pair<int64_t, int64_t>> entries) {
-  std::sort(entries.begin(), entries.end());
-  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  Pattern p{rows, cols, std::vector<int64_t>(rows + 1, 0), {}};
-  p.crd.reserve(entries.size());
-  for (const auto& [r, c] : entries) {
-    ++p.pos[r + 1];
-    p.crd.push_back(static_cast<int32_t>(c));
-  }
-  for (int64_t r = 0; r < rows; ++r) p.pos[r + 1] += p.pos[r];
-  return p;
-}
-
-// S by rows, and S's transpose by rows (S by columns).
-std::pair<Pattern, Pattern> readMatrixMarket(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line) || line.rfind("%%MatrixMarket matrix coordinate", 0) != 0)
-    throw std::runtime_error(path + ": not a Matrix Market coordinate file");
-  const bool symmetric = line.find("symmetric") != std::string::npos;  // also skew-symmetric
-  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
-  }
-  int64_t rows = 0, cols = 0, count = 0;
-  if (!(std::istringstream(line) >> rows >> cols >> count) || rows <= 0 || cols <= 0 || count < 0)
-    throw std::runtime_error(path + ": bad size line");
-  std::vector<std::pair<int64_t, int64_t>> entries, transposed;
-  for (int64_t e = 0; e < count; ++e) {
-    int64_t r = 0, c = 0;
-    if (!std::getline(in, line) || !(std::istringstream(line) >> r >> c) || r < 1 || r > rows || c < 1 || c > cols)
-      throw std::runtime_error(path + ": bad entry " + std::to_string(e + 1));
-    entries.emplace_back(r - 1, c - 1);
-    transposed.emplace_back(c - 1, r - 1);
-    if (symmetric && r != c) {
-      entries.emplace_back(c - 1, r - 1);
-      transposed.emplace_back(r - 1, c - 1);
-    }
-  }
-  return {compressed(rows, cols, std::move(entries)), compressed(cols, rows, std::move(transposed))};
-}
+using Pattern = ProbePattern;
 
 // Eight doubles, one 64-byte vector; loaded unaligned, as react's dense rows are not aligned.
 typedef double Vector __attribute__((vector_size(64), aligned(8)));
@@ -145,11 +101,9 @@ int main(int argc, char** argv) {
   std::printf("matrix,nnz,K,order,threads,median_s,gathered_gbs\n");
   double sink = 0;
   for (int a = 1; a < argc; ++a) {
-    std::string name = argv[a];
-    name = name.substr(name.find_last_of('/') + 1);
-    name = name.substr(0, name.rfind(".mtx"));
+    const std::string name = probeMatrixName(argv[a]);
     try {
-      const auto [byRows, byColumns] = readMatrixMarket(argv[a]);
+      const auto [byRows, byColumns] = probeReadMatrixMarket(argv[a]);
       report<64>(name, byRows, "rows", sink);
       report<64>(name, byColumns, "columns", sink);
       report<256>(name, byRows, "rows", sink);

@@ -19,11 +19,11 @@
 // counted once. Nothing of react is used.
 #include <cuda_runtime.h>
 
+#include "probe_pattern.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,46 +39,7 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-struct Pattern {
-  int64_t rows = 0, cols = 0;
-  std::vector<int32_t> crd;  // coordinate of each stored entry, rows in order, sorted within a row
-};
-
-Pattern compressed(int64_t rows, int64_t cols, std::vector<std::pair<int64_t, int64_t>> entries) {
-  std::sort(entries.begin(), entries.end());
-  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  Pattern p{rows, cols, {}};
-  p.crd.reserve(entries.size());
-  for (const auto& e : entries) p.crd.push_back(static_cast<int32_t>(e.second));
-  return p;
-}
-
-// S by rows, and S's transpose by rows (S by columns).
-std::pair<Pattern, Pattern> readMatrixMarket(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line) || line.rfind("%%MatrixMarket matrix coordinate", 0) != 0)
-    throw std::runtime_error(path + ": not a Matrix Market coordinate file");
-  const bool symmetric = line.find("symmetric") != std::string::npos;  // also skew-symmetric
-  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
-  }
-  int64_t rows = 0, cols = 0, count = 0;
-  if (!(std::istringstream(line) >> rows >> cols >> count) || rows <= 0 || cols <= 0 || count < 0)
-    throw std::runtime_error(path + ": bad size line");
-  std::vector<std::pair<int64_t, int64_t>> entries, transposed;
-  for (int64_t e = 0; e < count; ++e) {
-    int64_t r = 0, c = 0;
-    if (!std::getline(in, line) || !(std::istringstream(line) >> r >> c) || r < 1 || r > rows || c < 1 || c > cols)
-      throw std::runtime_error(path + ": bad entry " + std::to_string(e + 1));
-    entries.emplace_back(r - 1, c - 1);
-    transposed.emplace_back(c - 1, r - 1);
-    if (symmetric && r != c) {
-      entries.emplace_back(c - 1, r - 1);
-      transposed.emplace_back(r - 1, c - 1);
-    }
-  }
-  return {compressed(rows, cols, std::move(entries)), compressed(cols, rows, std::move(transposed))};
-}
+using Pattern = ProbePattern;
 
 template <class T, int K>
 __global__ void gatherRows(const int32_t* crd, int64_t nnz, const T* dense, T* sums) {
@@ -163,10 +124,8 @@ int main(int argc, char** argv) {
   std::printf("matrix,nnz,K,order,value_type,median_s,gathered_gbs\n");
   try {
     for (int a = 1; a < argc; ++a) {
-      std::string name = argv[a];
-      name = name.substr(name.find_last_of('/') + 1);
-      name = name.substr(0, name.rfind(".mtx"));
-      const auto [rows, cols] = readMatrixMarket(argv[a]);
+      const std::string name = probeMatrixName(argv[a]);
+      const auto [rows, cols] = probeReadMatrixMarket(argv[a]);
       reportOrders<double>(name, rows, cols, "float64");
       reportOrders<float>(name, rows, cols, "float32");
     }

@@ -97,9 +97,10 @@ TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpret
   checkTarget(Target::Kokkos, 25, 0, true);
 }
 
-// SDDMM with K >= 32: the lanes along k, the stored entries in chunks that split rows
-// (passes/dense_lanes.cpp), C read through its transposed copy or, as C.T, in place. The host runs
-// the device's loops, its lanes one wide.
+// SDDMM with K >= 32: the lanes along k, the stored entries in chunks of 32 that split rows, an
+// entry per lane (entry lanes, passes/dense_lanes.cpp), C read through its transposed copy or, as
+// C.T, in place; K = 33 leaves all but one lane out of the last step along k. The host runs the
+// entries of a chunk one after another.
 TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter") {
   // Rows longer than a chunk, empty rows (first and last among them; hundreds between a chunk's
   // first and last rows in the third, which the search of the last row crosses), and real graphs.
@@ -127,9 +128,8 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
   for (size_t n = 0; n < variants.size(); ++n) {
     INFO(variants[n].text << " K=" << variants[n].k << "\n" << kernels[n].source());
-    CHECK(kernels[n].source().find("react_chunk") != std::string::npos);  // the entries in chunks
-    // k's lane loop, of K trips known at compile time, strides by a constant on a GPU's warp.
-    CHECK(kernels[n].source().find("react_lanes_reduce<" + std::to_string(variants[n].k) + ">(team") != std::string::npos);
+    // Entry lanes, the sum's K trips known at compile time.
+    CHECK(kernels[n].source().find("react_entry_lanes<double, " + std::to_string(variants[n].k) + ">(react_first") != std::string::npos);
     CHECK(kernels[n].loops().transposedInputs.size() == (variants[n].transposed ? 1u : 0u));
     for (size_t m = 0; m < matrices.size(); ++m) {
       const CsrMatrix& s = matrices[m];
@@ -142,6 +142,37 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
       requireClose(program, kernels[n].run(inputs), interpret(fuse(program, FusionMode::React), inputs),
                    "matrix " + std::to_string(m));
     }
+  }
+}
+
+// Two sums under a stored entry (K = 64 and 40): the lanes along each, the entries in chunks of 16
+// whose rows a team thread walks (the form entry lanes leave to any other entry work).
+TEST_CASE("lowering: Kokkos two sums under each stored entry, in chunks, equal the interpreter") {
+  std::vector<CsrMatrix> matrices = {randomCsr(40, 60, 0.8, 7), randomCsr(3000, 40, 0.002, 8)};
+  matrices.push_back(readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"));
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  for (size_t m = 0; m < matrices.size(); ++m) {
+    const CsrMatrix& s = matrices[m];
+    Environment env;
+    env.declare("S", {s.rows, s.cols}, Format::csr());
+    env.declare("B", {s.rows, 64}, Format::dense(2));
+    env.declare("C", {64, s.cols}, Format::dense(2));
+    env.declare("D", {s.rows, 40}, Format::dense(2));
+    env.declare("E", {40, s.cols}, Format::dense(2));
+    const Program program = parseIndexNotation("A(i,j) = S(i,j) * B(i,k) * C(k,j) * D(i,l) * E(l,j)", env);
+    const Kernel kernel = Kernel::compile(program, o);
+    INFO(kernel.source());
+    CHECK(kernel.source().find("react_chunk * 16") != std::string::npos);
+    CHECK(kernel.source().find("react_entry_lanes<double") == std::string::npos);
+    TensorValues inputs{{"S", s},
+                        {"B", randomDense({s.rows, 64}, 40 + m)},
+                        {"C", randomDense({64, s.cols}, 50 + m)},
+                        {"D", randomDense({s.rows, 40}, 60 + m)},
+                        {"E", randomDense({40, s.cols}, 70 + m)}};
+    requireClose(program, kernel.run(inputs), interpret(fuse(program, FusionMode::React), inputs), "matrix " + std::to_string(m));
   }
 }
 

@@ -30,6 +30,7 @@ std::vector<PassExample> examples() {
   Format csr = Format::csr(), d1 = Format::dense(1), d2 = Format::dense(2);
   std::vector<std::tuple<std::string, std::vector<int64_t>, Format>> sddmm{{"S", {6, 5}, csr}, {"B", {6, 3}, d2}, {"C", {3, 5}, d2}},
       sddmmWide{{"S", {6, 5}, csr}, {"B", {6, 64}, d2}, {"C", {64, 5}, d2}},
+      twoSums{{"S", {6, 5}, csr}, {"B", {6, 64}, d2}, {"C", {64, 5}, d2}, {"D", {6, 32}, d2}, {"E", {32, 5}, d2}},
       spmm{{"S", {6, 6}, csr}, {"C", {6, 4}, d2}, {"D", {4, 3}, d2}}, rowSums{{"S", {6, 5}, csr}, {"B", {6, 7}, d2}},
       norm{{"S", {6, 5}, csr}},
       // MTTKRP on a csf 3-tensor; row normalisation of a dcsr matrix (its result declared dense).
@@ -88,8 +89,10 @@ std::vector<PassExample> examples() {
       // float32 accumulators, privates and identities.
       typed({"lane-mapping", "row_sums_float32", rowSumsText, rowSums, FusionMode::React, Target::Kokkos, {}, {}},
             {{"S", f32}, {"B", f32}, {"r", f32}}),
-      // K = 64: the lanes along k, entries in chunks of equal length; K = 3: left to lane mapping.
+      // K = 64: entry lanes (an entry per lane, then the lanes along k); two sums under an entry:
+      // the lanes along each, entries in chunks of equal length; K = 3: left to lane mapping.
       {"dense-lanes", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
+      {"dense-lanes", "two_sums", "A(i,j) = S(i,j) * B(i,k) * C(k,j) * D(i,l) * E(l,j)", twoSums, FusionMode::React, Target::Kokkos, {}, {}},
       {"dense-lanes", "sddmm_narrow", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
       // C(k,j) read along k by the lanes: a transposed copy, filled a row per team thread.
       {"operand-layout", "sddmm_kokkos", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
@@ -344,6 +347,51 @@ TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: entry runs read first rows 
   CHECK_THROWS_AS(ir::verify(program({ir::assign(ir::var(runRows, Type::Int64), ir::intImm(0))})), InternalError);
   CHECK_THROWS_WITH_AS(ir::verify(program({ir::let(runRows, Type::Int64, ir::intImm(0))})), doctest::Contains("is declared twice"),
                        InternalError);
+}
+
+// Entry lanes over SDDMM's stored entries: the coordinate first, a sum from 0 over a constant range
+// of a term at the row, the coordinate and the sum's index (what the lanes share among entries),
+// then stores at the entry.
+TEST_CASE("loop IR verifier: entry lanes sum a term the lanes can share and store at the entry") {
+  using ir::Name;
+  using ir::Role;
+  using ir::Type;
+  Environment env;
+  env.declare("S", {6, 5}, Format::csr());
+  env.declare("B", {6, 64}, Format::dense(2));
+  env.declare("C", {64, 5}, Format::dense(2));
+  const LoopProgram p = lowerToLoops(fuse(parseProgram("A = S * (B @ C)", env), FusionMode::React));
+  const Name entry{Role::Position, "j"}, row{Role::Index, "i"}, k{Role::Index, "k"}, acc{Role::Generated, "acc"};
+  const ir::Stmt coordinate = ir::let(Name{Role::Index, "j"}, Type::Int64,
+                                      ir::load(Name{Role::Coordinates, "S", 1}, ir::var(entry, Type::Int64), Type::Int64));
+  const ir::Expr term = ir::binary(ir::BinOp::Mul, ir::access("B", {"i", "k"}), ir::access("C", {"k", "j"}));
+  auto dotOf = [&](ir::Expr t, int64_t trips) {
+    auto d = ir::copy(ir::forLoop(k, ir::intImm(0), ir::intImm(trips), {ir::assign(ir::var(acc, Type::Float64), t, ir::Update::Add)},
+                                  ir::Schedule::LaneReduce));
+    d->reduceVar = acc;
+    return ir::Stmt(d);
+  };
+  const ir::Stmt store = ir::assign(ir::access("A", {"i", "j"}), ir::binary(ir::BinOp::Mul, ir::access("S", {"i", "j"}), ir::var(acc, Type::Float64)));
+  auto withLanes = [&](ir::Stmt first, ir::Stmt dot, ir::Stmt use) {
+    LoopProgram q = p;
+    q.body.push_back(ir::entryLanes(entry, row, Name{Role::Positions, "S", 1}, ir::var(Name{Role::Extent, "i"}, Type::Int64),
+                                    ir::var(Name{Role::StoredEntries, "S"}, Type::Int64), first, dot, {use}, acc, Type::Float64));
+    return q;
+  };
+  const LoopProgram good = withLanes(coordinate, dotOf(term, 64), store);
+  CHECK_NOTHROW(ir::verify(good));
+  CHECK(good.str().find("for p_j in [0, nnz_S) on lanes in chunks of 32, ix_i its row of ptr1_S[0..ext_i], sum acc {") != std::string::npos);
+  CHECK_THROWS_WITH_AS(ir::verify(withLanes(store, dotOf(term, 64), store)),
+                       doctest::Contains("entry lanes that do not bind the entry's coordinate first"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withLanes(coordinate, ir::forLoop(k, ir::intImm(0), ir::intImm(64), {}), store)),
+                       doctest::Contains("not a sum over a constant range into their accumulator"), InternalError);
+  // A sparse tensor's value at the entry differs among the entries whose terms the lanes share.
+  CHECK_THROWS_WITH_AS(ir::verify(withLanes(coordinate, dotOf(ir::binary(ir::BinOp::Mul, term, ir::access("S", {"i", "j"})), 64), store)),
+                       doctest::Contains("entry lanes whose sum reads the sparse 'S'"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withLanes(coordinate, dotOf(ir::binary(ir::BinOp::Mul, term, ir::var(acc, Type::Float64)), 64), store)),
+                       doctest::Contains("entry lanes whose sum reads the entry's position or the accumulator"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(withLanes(coordinate, dotOf(term, 64), ir::assign(ir::access("A", {"j", "i"}), ir::var(acc, Type::Float64)))),
+                       doctest::Contains("entry lanes that do more with an entry's sum than store at the entry"), InternalError);
 }
 
 TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {

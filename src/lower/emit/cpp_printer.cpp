@@ -138,6 +138,7 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::IfDevice: return ifDevice(*s);
     case StmtKind::IfLongRows: internalError("the printer met a choice of row forms outside a Kokkos nest");
     case StmtKind::EntryRuns: internalError("the printer met entry runs outside a Kokkos nest");
+    case StmtKind::EntryLanes: internalError("the printer met entry lanes outside a Kokkos nest");
     case StmtKind::Nest: return productOrNest(*s);
     case StmtKind::Prepare: return prepare(*s);
     case StmtKind::Merge: return merge(*s);

@@ -124,6 +124,8 @@ class KokkosPrinter : public CppPrinter {
       close();
     } else if (s->kind == StmtKind::EntryRuns) {
       entryRuns(*s);
+    } else if (s->kind == StmtKind::EntryLanes) {
+      entryLanes(*s);
     } else if (s->kind == StmtKind::For && s->schedule != Schedule::Serial) {
       scheduledLoop(*s);
     } else {
@@ -270,6 +272,44 @@ class KokkosPrinter : public CppPrinter {
       close();
     }
     close("});");
+    close("});");
+    close("});");
+    close();
+  }
+
+  // A chunk of 32 stored entries per team thread (a warp on a GPU, 4 to a team; one per team on a
+  // host), handed to react_entry_lanes (the Kokkos prelude) as four lambdas: an entry's row
+  // (searched from a row already found, or from the start where that is -1), its coordinate, the
+  // sum's term at an iteration, and the stores from the sum.
+  void entryLanes(const StmtNode& r) {
+    const std::string entries = hostExpr(r.hi), count = expr(r.hi), positions = mangle(r.name), rows = expr(r.value),
+                      entry = mangle(r.counter), row = mangle(r.rowCounter), type = typeName(r.reduceType);
+    const StmtNode& coordinate = *r.body[0];
+    const StmtNode& dot = *r.body[1];
+    open("{");
+    line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
+    line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
+    line("const int64_t react_chunks = (" + entries + " + 31) / 32;");
+    line("const policy_t policy((react_chunks + react_threads - 1) / react_threads, react_threads, react_lanes);");
+    open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
+    open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, react_threads), [&](const int64_t thread) {");
+    line("const int64_t react_first = (team.league_rank() * react_threads + thread) * 32;");
+    line("if (react_first >= " + count + ") return;");
+    line("react_entry_lanes<" + type + ", " + std::to_string(dot.hi->intValue) + ">(react_first, react_min(react_first + 32, " + count + "),");
+    ++depth_;  // the four lambdas
+    line("[&](const int64_t react_entry, const int64_t react_from) { return react_from < 0 ? react_row_of(" + positions + ", " + rows +
+         ", react_entry) : react_row_from(" + positions + ", " + rows + ", react_from, react_entry); },");
+    open("[&](const int64_t " + entry + ", const int64_t " + row + ") {");
+    stmt(r.body[0]);
+    line("return " + mangle(coordinate.name) + ";");
+    close("},");
+    line("[&](const int64_t " + row + ", const int64_t " + mangle(coordinate.name) + ", const int64_t " + mangle(dot.counter) + ") { return " +
+         expr(dot.body[0]->value) + "; },");
+    open("[&](const int64_t " + entry + ", const int64_t " + row + ", const int64_t " + mangle(coordinate.name) + ", const " + type + " " +
+         mangle(r.reduceVar) + ") {");
+    for (size_t k = 2; k < r.body.size(); ++k) stmt(r.body[k]);
+    close("});");
+    --depth_;
     close("});");
     close("});");
     close();

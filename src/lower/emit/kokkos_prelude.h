@@ -82,6 +82,76 @@ KOKKOS_INLINE_FUNCTION void react_lanes_reduce(const Member& team, const Body& b
 #endif
   Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, int64_t(0), Trips), body, reducer);
 }
+// The stored entries [first, last) of a chunk of at most 32 (ir::StmtKind::EntryLanes): for each
+// entry p, its row i = row(p, from) (searched from a row `from` already found, or from the start
+// where that is -1), its coordinate j = coordinate(p, i), the sum over k in [0, Trips) of
+// term(i, j, k), and then use(p, i, j, sum). On a GPU whose team threads hold a warp's 32 lanes,
+// each lane takes an entry and finds its row and coordinate; the lanes then run along k for G
+// entries at a time, every term of the G computed before any is added, so that G rows' reads are
+// in flight at once (at most 64 registers of terms a lane); halving steps leave each entry's sum
+// on one lane (a lane keeps the half of its sums its bit w selects and adds its partner's copy,
+// then the lanes 32 / G apart add), from where it reaches the entry's own lane; the uses run
+// there, so the chunk's stores are one coalesced store. Against a team thread that ran its
+// entries one after another, a hand-written kernel of this shape took 2-3.3x less time at K=64
+// on an H200 (docs/benchmarks-device.md, "SDDMM against what it must gather"). Elsewhere the
+// entries run one after another.
+template <class T, int64_t Trips, class Row, class Coordinate, class Term, class Use>
+KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const Row& row, const Coordinate& coordinate,
+                                              const Term& term, const Use& use) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    constexpr int Steps = int((Trips + 31) / 32), Words = Steps * int(sizeof(T) / 4 > 0 ? sizeof(T) / 4 : 1);
+    constexpr int G = Words <= 8 ? 8 : Words <= 16 ? 4 : Words <= 32 ? 2 : 1, Bits = G == 8 ? 3 : G == 4 ? 2 : G == 2 ? 1 : 0;
+    const int lane = threadIdx.x, count = int(last - first);
+    const bool mine = lane < count;
+    const int64_t start = row(first, int64_t(-1));  // the same reads on every lane
+    const int64_t i = mine ? row(first + lane, start) : start, j = mine ? coordinate(first + lane, i) : 0;
+    T sum = 0;
+    for (int g = 0; g * G < count; ++g) {
+      T parts[G];
+#pragma unroll
+      for (int u = 0; u < G; ++u) {
+        const int e = g * G + u;
+        const int64_t ie = __shfl_sync(0xffffffffu, i, e), je = __shfl_sync(0xffffffffu, j, e);
+        T terms[Steps];
+#pragma unroll
+        for (int t = 0; t < Steps; ++t) {
+          const int64_t k = t * 32 + lane;
+          terms[t] = e < count && (Trips % 32 == 0 || k < Trips) ? term(ie, je, k) : T(0);
+        }
+        parts[u] = 0;
+#pragma unroll
+        for (int t = 0; t < Steps; ++t) parts[u] += terms[t];
+      }
+#pragma unroll
+      for (int step = 0; step < Bits; ++step) {
+        const int w = 16 >> step, half = (G / 2) >> step;
+        const bool upper = lane & w;
+#pragma unroll
+        for (int q = 0; q < half; ++q) {
+          const T send = upper ? parts[q] : parts[q + half], keep = upper ? parts[q + half] : parts[q];
+          parts[q] = keep + __shfl_xor_sync(0xffffffffu, send, w);
+        }
+      }
+      T total = parts[0];
+#pragma unroll
+      for (int d = 16 >> Bits; d > 0; d >>= 1) total += __shfl_xor_sync(0xffffffffu, total, d);
+      const T entrySum = __shfl_sync(0xffffffffu, total, (lane % G) << (5 - Bits));  // entry g * G + lane % G
+      if (lane / G == g) sum = entrySum;
+    }
+    if (mine) use(first + lane, i, j, sum);
+    return;
+  }
+#endif
+  int64_t i = -1;
+  for (int64_t p = first; p < last; ++p) {
+    i = row(p, i);
+    const int64_t j = coordinate(p, i);
+    T sum = 0;
+    for (int64_t k = 0; k < Trips; ++k) sum += term(i, j, k);
+    use(p, i, j, sum);
+  }
+}
 // A team's scratch for temporaries of value type T.
 template <class T> using react_scratch =
     Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

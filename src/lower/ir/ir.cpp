@@ -257,6 +257,22 @@ Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, in
   return make(std::move(n));
 }
 
+Stmt entryLanes(Name entry, Name row, Name positions, Expr rows, Expr entries, Stmt coordinate, Stmt dot, std::vector<Stmt> uses,
+                Name accumulator, Type accumulatorType) {
+  StmtNode n;
+  n.kind = StmtKind::EntryLanes;
+  n.counter = std::move(entry);
+  n.rowCounter = std::move(row);
+  n.name = std::move(positions);
+  n.value = std::move(rows);
+  n.hi = std::move(entries);
+  n.body = {std::move(coordinate), std::move(dot)};
+  n.body.insert(n.body.end(), uses.begin(), uses.end());
+  n.reduceVar = std::move(accumulator);
+  n.reduceType = accumulatorType;
+  return make(std::move(n));
+}
+
 Stmt nest(const std::string& name, std::vector<Stmt> body) {
   StmtNode n;
   n.kind = StmtKind::Nest;

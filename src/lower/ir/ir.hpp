@@ -140,6 +140,15 @@ enum class StmtKind {
   // and the others start from the row recorded for the run of `runRowsEvery` entries holding
   // their first entry, instead of a search over all the rows.
   EntryRuns,
+  // Kokkos: the stored entries [0, hi) of a csr matrix (`name`: its row positions, `value`: its
+  // rows) in chunks of 32 consecutive entries, one chunk per team thread, `counter` an entry's
+  // position and `rowCounter` its row. body[0] binds the entry's coordinate (a Let); body[1], a
+  // LaneReduce loop over a constant [0, trips), sums into the accumulator `reduceVar` (of
+  // `reduceType`, 0 before each entry, declared by the node) one term per iteration read from
+  // the row, the coordinate and the loop's counter alone; the statements after it store at the
+  // entry from its sum. On a GPU each lane of a warp takes an entry and the lanes then run along
+  // the loop for several entries at once (passes/dense_lanes.cpp says why).
+  EntryLanes,
   Nest,      // one top-level loop nest: one kernel launch on Kokkos
   // A tensor the kernel makes from its inputs (an input's transposed copy) unless the caller
   // gives it made: Kernel::bind makes it once, a kernel bound to views at every run. Storage of
@@ -253,7 +262,7 @@ struct StmtNode {
   bool maskedBlocks = false;
   bool forcedOrder = false;  // IfDevice: the device's order also on the host (tests)
   int64_t longRow = 0;       // IfLongRows
-  Name rowCounter;           // EntryRuns
+  Name rowCounter;           // EntryRuns, EntryLanes
   int64_t runLength = 0;     // EntryRuns
   Name runRows;              // EntryRuns: the runs' first rows, where recorded (a generated index array)
   int64_t runRowsEvery = 0;  // EntryRuns: the run length of the runs that record them
@@ -284,6 +293,10 @@ Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt 
 // given (a null target: none).
 Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,
                Expr target = nullptr, Name accumulator = {}, Type accumulatorType = Type::Float64);
+// Entry lanes (see StmtKind::EntryLanes): `coordinate` binds the entry's coordinate, `dot` sums
+// into `accumulator`, `uses` store at the entry.
+Stmt entryLanes(Name entry, Name row, Name positions, Expr rows, Expr entries, Stmt coordinate, Stmt dot, std::vector<Stmt> uses,
+                Name accumulator, Type accumulatorType);
 Stmt nest(const std::string& name, std::vector<Stmt> body);
 Stmt prepare(const std::string& tensor, Type t, Expr size, std::vector<Stmt> body);
 Stmt merge(Name counter, std::vector<MergeFinger> fingers, bool unite, std::optional<MergeFinger> appended,

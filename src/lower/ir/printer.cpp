@@ -103,6 +103,12 @@ class TextPrinter {
         close();
         return;
       }
+      case StmtKind::EntryLanes:
+        open("for " + mangle(s->counter) + " in [0, " + print(s->hi) + ") on lanes in chunks of 32, " + mangle(s->rowCounter) +
+             " its row of " + mangle(s->name) + "[0.." + print(s->value) + "], sum " + mangle(s->reduceVar) + typeSuffix(s->reduceType) + " {");
+        body(s->body);
+        close();
+        return;
       case StmtKind::Prepare:
         open("prepare " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "] unless given {");
         body(s->body);

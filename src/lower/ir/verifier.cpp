@@ -138,6 +138,7 @@ class Verifier {
         body({s->body[1]});
         return;
       case StmtKind::EntryRuns: return entryRuns(s);
+      case StmtKind::EntryLanes: return entryLanes(s);
       case StmtKind::Comment: return;
       case StmtKind::Let:
         expr(s->value, s);
@@ -279,6 +280,55 @@ class Verifier {
           (c->kind == StmtKind::For && c->schedule != Schedule::Serial))
         fail("entry runs with lanes or co-iteration inside", s);
     });
+    body(s->body);
+    scopes_.pop_back();
+  }
+
+  // Positions of a level the kernel has, integer bounds computed outside; the entry, its row and
+  // the accumulator, three names of their own, bound inside; first the coordinate (an integer
+  // Let), then a lane reduction from 0 over a constant range summing into the accumulator one term
+  // that reads no tensor but dense ones and no variable but the row, the coordinate and its
+  // counter (the lanes share only those among entries), then stores at the entry (each lane's own).
+  void entryLanes(const Stmt& s) {
+    if (s->name.role != Role::Positions || !lookup(s->name)) fail("entry lanes over '" + mangle(s->name) + "', not a level's positions", s);
+    for (const Expr& bound : {s->value, s->hi}) {
+      expr(bound, s);
+      if (bound->type != Type::Int64) fail("entry lanes with a bound that is not an integer", s);
+    }
+    if (lookup(s->counter) || lookup(s->rowCounter) || lookup(s->reduceVar) || s->counter == s->rowCounter ||
+        s->reduceVar == s->counter || s->reduceVar == s->rowCounter)
+      fail("an entry, row or accumulator name that is already bound", s);
+    if (s->body.size() < 2 || s->body[0]->kind != StmtKind::Let || s->body[0]->isMutable || s->body[0]->type != Type::Int64)
+      fail("entry lanes that do not bind the entry's coordinate first", s);
+    const StmtNode& dot = *s->body[1];
+    if (dot.kind != StmtKind::For || dot.schedule != Schedule::LaneReduce || dot.reduceVar != s->reduceVar || dot.reduceOp != ReduceOp::Sum ||
+        dot.lo->kind != ExprKind::IntImm || dot.lo->intValue != 0 || dot.hi->kind != ExprKind::IntImm || dot.hi->intValue < 1 ||
+        dot.body.size() != 1 || dot.body[0]->kind != StmtKind::Assign || dot.body[0]->update != Update::Add || dot.body[0]->atomic ||
+        dot.body[0]->target->kind != ExprKind::Var || dot.body[0]->target->name != s->reduceVar)
+      fail("entry lanes whose second statement is not a sum over a constant range into their accumulator", s);
+    const std::set<Name> shared{s->rowCounter, s->body[0]->name, dot.counter};
+    forEachExpr(dot.body[0]->value, [&](const Expr& e) {
+      if (e->kind == ExprKind::Var && (e->name == s->counter || e->name == s->reduceVar || e->name.role == Role::Position))
+        fail("entry lanes whose sum reads the entry's position or the accumulator", s);
+      if (e->kind == ExprKind::Access) {
+        const Format& f = tensor(e->tensor, s).decl.format;
+        for (int l = 0; l < f.rank(); ++l)
+          if (f.level(l).kind != LevelKind::Dense) fail("entry lanes whose sum reads the sparse '" + e->tensor + "'", s);
+        for (const std::string& index : e->indices)
+          if (!shared.count(Name{Role::Index, index})) fail("entry lanes whose sum reads at an index of its own", s);
+      }
+    });
+    for (size_t k = 2; k < s->body.size(); ++k) {
+      const StmtNode& use = *s->body[k];
+      if (use.kind != StmtKind::Assign || use.atomic || use.update != Update::Set ||
+          (use.target->kind != ExprKind::Access && use.target->kind != ExprKind::Load) ||
+          (use.target->kind == ExprKind::Access && use.target->indices != std::vector<std::string>{s->rowCounter.text, s->body[0]->name.text}))
+        fail("entry lanes that do more with an entry's sum than store at the entry", s);
+    }
+    scopes_.emplace_back();
+    declare(s->counter, {false, Type::Int64});
+    declare(s->rowCounter, {false, Type::Int64});
+    declare(s->reduceVar, {true, s->reduceType});
     body(s->body);
     scopes_.pop_back();
   }

@@ -22,11 +22,26 @@
 // consecutive columns, ran faster with the lanes on the entries (their reads of C(k, j..j+31) are
 // coalesced, and the next rows read the same sectors), while graphs ran 1.5x to 8x faster this way.
 //
-// The same form runs on the host (lanes one wide), so tests on a host Kokkos run the device's loops.
+// Entry lanes: where an entry's work is exactly SDDMM's (its coordinate, one such sum from 0 of a
+// term read from dense tensors at the row, the coordinate and the sum's index, stores at the
+// entry), the chunk is 32 entries, one per lane (ir::StmtKind::EntryLanes, react_entry_lanes in the
+// Kokkos prelude): each lane finds its entry's row and coordinate at once, then the lanes run along
+// k for several entries together, their rows of C in flight at the same time, and each sum ends on
+// its entry's lane, which stores it, the chunk's stores one coalesced store. In the form above a
+// team thread waited for each entry's coordinate, then its rows, then its sum, one entry after
+// another: on an H200 entry lanes took 0.42-0.83x its time on the eight matrices of
+// docs/benchmarks-device.md ("Entry lanes"), and a hand-written kernel of the same shape had shown
+// the way ("SDDMM against what it must gather"). Any other entry work (two sums, a sum read by a
+// row's statement) keeps the chunks above.
+//
+// The same forms run on the host (lanes one wide), so tests on a host Kokkos run the device's loops.
 // Reductions split over lanes reassociate: under the written order rows keep lane mapping's form.
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
+
+#include <optional>
+#include <set>
 
 namespace react::passes {
 
@@ -110,11 +125,69 @@ struct DenseLanes : Mutator {
     return out;
   }
 
+  // An entry body of entry lanes' form, taken apart: the coordinate's binding, an accumulator set
+  // to 0, a wide dense sum into it of one term that reads dense tensors at the row, the coordinate
+  // and the sum's index alone, stores at the entry (the row and the coordinate), and the
+  // accumulator's reset last (each entry lane's sum starts from 0 anyway).
+  struct EntryDot {
+    Stmt coordinate;
+    Name accumulator;
+    Type type;
+    Stmt dot;
+    std::vector<Stmt> uses;
+  };
+  std::optional<EntryDot> entryDot(const StmtNode& row, const StmtNode& entries) const {
+    const std::vector<Stmt>& b = entries.body;
+    if (b.size() < 4 || b[0]->kind != StmtKind::Let || b[0]->isMutable || b[0]->type != Type::Int64 || b[0]->name.role != Role::Index ||
+        b[1]->kind != StmtKind::Let || !b[1]->isMutable || b[1]->value->kind != ExprKind::FloatImm || b[1]->value->floatValue != 0)
+      return std::nullopt;
+    EntryDot d{b[0], b[1]->name, b[1]->type, nullptr, {}};
+    const StmtNode& loop = *b[2];
+    const IterationFacts f = loop.kind == StmtKind::For ? analyzeIterations(loop, p.tensors) : IterationFacts{};
+    if (loop.kind != StmtKind::For || !isDenseLoop(loop) || !isInnermost(loop) || loop.lo->kind != ExprKind::IntImm ||
+        loop.lo->intValue != 0 || constantTrips(loop) < kMinLanes || f.kind != Iterations::ReduceScalar || f.op != ReduceOp::Sum ||
+        f.reduceTarget->kind != ExprKind::Var || f.reduceTarget->name != d.accumulator || loop.body.size() != 1 ||
+        loop.body[0]->kind != StmtKind::Assign || loop.body[0]->update != Update::Add)
+      return std::nullopt;
+    const std::set<std::string> shared{row.counter.text, d.coordinate->name.text, loop.counter.text};
+    bool sharedOnly = true;
+    forEachExpr(loop.body[0]->value, [&](const Expr& e) {
+      if (e->kind == ExprKind::Var) sharedOnly = false;
+      if (e->kind != ExprKind::Access) return;
+      const Format& format = p.tensors.at(e->tensor).decl.format;
+      for (int l = 0; l < format.rank(); ++l) sharedOnly &= format.level(l).kind == LevelKind::Dense;
+      for (const std::string& index : e->indices) sharedOnly &= shared.count(index) > 0;
+    });
+    if (!sharedOnly) return std::nullopt;
+    auto dot = copy(b[2]);
+    dot->schedule = Schedule::LaneReduce;
+    dot->reduceVar = d.accumulator;
+    dot->reduceType = d.type;
+    d.dot = dot;
+    const std::vector<std::string> atEntry{row.counter.text, d.coordinate->name.text};
+    for (size_t k = 3; k < b.size(); ++k) {
+      const StmtNode& s = *b[k];
+      const bool reset = k + 1 == b.size() && s.kind == StmtKind::Assign && s.target->kind == ExprKind::Var &&
+                         s.target->name == d.accumulator && s.update == Update::Set && s.value->kind == ExprKind::FloatImm &&
+                         s.value->floatValue == 0;
+      if (reset) break;
+      if (s.kind != StmtKind::Assign || s.update != Update::Set || s.atomic || s.target->kind != ExprKind::Access ||
+          s.target->indices != atEntry)
+        return std::nullopt;
+      d.uses.push_back(b[k]);
+    }
+    if (d.uses.empty()) return std::nullopt;
+    return d;
+  }
+
   Stmt visit(const Stmt& s) override {
     if (s->kind != StmtKind::For) return mutateChildren(s);
     const StmtNode* entries = entryLoop(*s);
     if (!entries) return s;
     const Name& positions = *rowPositions(*entries, s->counter);
+    if (std::optional<EntryDot> d = entryDot(*s, *entries))
+      return entryLanes(entries->counter, s->counter, positions, s->hi, var(Name{Role::StoredEntries, positions.text}, Type::Int64),
+                        d->coordinate, d->dot, d->uses, d->accumulator, d->type);
     Expr lanes = floatImm(1.0);
     for (const Stmt& b : entries->body)
       if (b->kind == StmtKind::For) lanes = call(Callee::Max, {lanes, call(Callee::Cast, {b->hi}, Type::Float64)}, Type::Float64);

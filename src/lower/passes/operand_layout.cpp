@@ -76,8 +76,14 @@ struct OperandLayout : Mutator {
   }
 
   Stmt visit(const Stmt& s) override {
-    if (s->kind != StmtKind::For) return mutateChildren(s);
-    enclosing.push_back(loopIndex(*s));
+    if (s->kind != StmtKind::For && s->kind != StmtKind::EntryLanes) return mutateChildren(s);
+    // Entry lanes run over their entries' rows as a loop over the rows would.
+    enclosing.push_back(s->kind == StmtKind::EntryLanes ? s->rowCounter.text : loopIndex(*s));
+    if (s->kind == StmtKind::EntryLanes) {
+      Stmt out = mutateChildren(s);
+      enclosing.pop_back();
+      return out;
+    }
     Stmt out = readsAlong(*s) ? transposeReads(s) : mutateChildren(s);
     enclosing.pop_back();
     return out;

@@ -65,7 +65,9 @@ LoopProgram accumulateInRegisters(const LoopProgram& p);
 // work is a dense reduction of at least a warp's width of iterations (SDDMM's dot product over k)
 // runs that reduction on the lanes (LaneReduce), the entries serial, handed out to the team threads
 // in chunks of equal length regardless of rows (a chunk's rows found by RowOf). The loop it gives
-// has its laneTrips set, and lane mapping leaves it as it is.
+// has its laneTrips set, and lane mapping leaves it as it is. Where the entry's work is one such
+// sum and stores at the entry (SDDMM), the row loop becomes EntryLanes instead: an entry per lane,
+// then the lanes along the sum for several entries at once.
 LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
 
 // The rows of a Parallel loop `row` whose statement `entries` runs over the row's stored positions
