@@ -145,6 +145,27 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   }
 }
 
+// Both dense operands read down their columns along k (B(k,i) too): entry lanes run over the rows
+// and the coordinates, so each read repeats for every entry and both go through transposed copies.
+TEST_CASE("lowering: Kokkos entry lanes read both operands of B(k,i) * C(k,j) through transposed copies") {
+  const CsrMatrix s = randomCsr(40, 60, 0.3, 9);
+  Environment env;
+  env.declare("S", {s.rows, s.cols}, Format::csr());
+  env.declare("B", {64, s.rows}, Format::dense(2));
+  env.declare("C", {64, s.cols}, Format::dense(2));
+  const Program program = parseIndexNotation("A(i,j) = S(i,j) * B(k,i) * C(k,j)", env);
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  const Kernel kernel = Kernel::compile(program, o);
+  INFO(kernel.source());
+  CHECK(kernel.source().find("react_entry_lanes<double, 64>") != std::string::npos);
+  CHECK(kernel.loops().transposedInputs.size() == 2u);
+  TensorValues inputs{{"S", s}, {"B", randomDense({64, s.rows}, 80)}, {"C", randomDense({64, s.cols}, 81)}};
+  requireClose(program, kernel.run(inputs), interpret(fuse(program, FusionMode::React), inputs), "B(k,i) * C(k,j)");
+}
+
 // Two sums under a stored entry (K = 64 and 40): the lanes along each, the entries in chunks of 16
 // whose rows a team thread walks (the form entry lanes leave to any other entry work).
 TEST_CASE("lowering: Kokkos two sums under each stored entry, in chunks, equal the interpreter") {

@@ -82,24 +82,45 @@ KOKKOS_INLINE_FUNCTION void react_lanes_reduce(const Member& team, const Body& b
 #endif
   Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, int64_t(0), Trips), body, reducer);
 }
+// A team's scratch for temporaries of value type T.
+template <class T> using react_scratch =
+    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
+constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
+// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
+// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
+// calls it; a host's team thread has one lane.
+KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();  // every thread of the team calls it too
+#else
+  // Another device (SYCL, OpenMPTarget, ...): not ported, so an error rather than a race.
+  if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
+#endif
+}
 // The stored entries [first, last) of a chunk of at most 32 (ir::StmtKind::EntryLanes): for each
 // entry p, its row i = row(p, from) (searched from a row `from` already found, or from the start
 // where that is -1), its coordinate j = coordinate(p, i), the sum over k in [0, Trips) of
 // term(i, j, k), and then use(p, i, j, sum). On a GPU whose team threads hold a warp's 32 lanes,
 // each lane takes an entry and finds its row and coordinate; the lanes then run along k for G
-// entries at a time, every term of the G computed before any is added, so that G rows' reads are
-// in flight at once (at most 64 registers of terms a lane); halving steps leave each entry's sum
-// on one lane (a lane keeps the half of its sums its bit w selects and adds its partner's copy,
-// then the lanes 32 / G apart add), from where it reaches the entry's own lane; the uses run
-// there, so the chunk's stores are one coalesced store. Against a team thread that ran its
-// entries one after another, a hand-written kernel of this shape took 2-3.3x less time at K=64
-// on an H200 (docs/benchmarks-device.md, "SDDMM against what it must gather"). Elsewhere the
-// entries run one after another.
+// entries at a time, the G entries' terms in one unrolled block with no store between them, so
+// that the compiler can have G rows' reads in flight at once (G is 8, or fewer where a group's
+// terms would take more than 64 registers a lane; 1 beyond). Halving steps (a lane keeps the half
+// of its sums its bit w selects and adds its partner's copy) leave entry u's parts on the 32 / G
+// lanes of block u, a butterfly within the block adds them, and the block's first lane hands the
+// sum to the entry's own lane; the uses run there, so the chunk's stores are one coalesced store.
+// Against a team thread that ran its entries one after another, a hand-written kernel of this
+// shape took 2-3.3x less time at K=64 on an H200 (docs/benchmarks-device.md, "SDDMM against what
+// it must gather"). A host runs the entries one after another; another device, whose lanes this
+// does not divide, stops rather than run every entry on every lane.
 template <class T, int64_t Trips, class Row, class Coordinate, class Term, class Use>
 KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const Row& row, const Coordinate& coordinate,
                                               const Term& term, const Use& use) {
 #if defined(__CUDA_ARCH__)
-  if (blockDim.x == 32) {
+  if (blockDim.x != 32) Kokkos::abort("react: entry lanes need a warp's 32 lanes");
+  {
     constexpr int Steps = int((Trips + 31) / 32), Words = Steps * int(sizeof(T) / 4 > 0 ? sizeof(T) / 4 : 1);
     constexpr int G = Words <= 8 ? 8 : Words <= 16 ? 4 : Words <= 32 ? 2 : 1, Bits = G == 8 ? 3 : G == 4 ? 2 : G == 2 ? 1 : 0;
     const int lane = threadIdx.x, count = int(last - first);
@@ -140,9 +161,9 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
       if (lane / G == g) sum = entrySum;
     }
     if (mine) use(first + lane, i, j, sum);
-    return;
   }
-#endif
+#else
+  if (react_on_device) Kokkos::abort("react: entry lanes are not ported to this device");
   int64_t i = -1;
   for (int64_t p = first; p < last; ++p) {
     i = row(p, i);
@@ -151,23 +172,6 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
     for (int64_t k = 0; k < Trips; ++k) sum += term(i, j, k);
     use(p, i, j, sum);
   }
-}
-// A team's scratch for temporaries of value type T.
-template <class T> using react_scratch =
-    Kokkos::View<T*, Kokkos::DefaultExecutionSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-using react_memory = Kokkos::DefaultExecutionSpace::memory_space;
-constexpr bool react_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, react_memory>::accessible;
-// The lanes of a team thread meet: one lane reads what another wrote to the team's scratch. On a
-// GPU a team thread's lanes are a warp's (threadIdx.x, a vector length of 32), and every lane
-// calls it; a host's team thread has one lane.
-KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
-#if defined(__CUDA_ARCH__)
-  __syncwarp();
-#elif defined(__HIP_DEVICE_COMPILE__)
-  __syncthreads();  // every thread of the team calls it too
-#else
-  // Another device (SYCL, OpenMPTarget, ...): not ported, so an error rather than a race.
-  if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
 #endif
 }
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one

@@ -286,9 +286,10 @@ class Verifier {
 
   // Positions of a level the kernel has, integer bounds computed outside; the entry, its row and
   // the accumulator, three names of their own, bound inside; first the coordinate (an integer
-  // Let), then a lane reduction from 0 over a constant range summing into the accumulator one term
-  // that reads no tensor but dense ones and no variable but the row, the coordinate and its
-  // counter (the lanes share only those among entries), then stores at the entry (each lane's own).
+  // Let), then a lane reduction over a constant range from 0 summing into the accumulator one term
+  // that reads neither the entry's position nor the accumulator, and no tensor but dense ones at
+  // the row, the coordinate and the sum's index (the lanes share only those among entries); then
+  // plain stores: at the row and the coordinate where still an access (each lane's own entry).
   void entryLanes(const Stmt& s) {
     if (s->name.role != Role::Positions || !lookup(s->name)) fail("entry lanes over '" + mangle(s->name) + "', not a level's positions", s);
     for (const Expr& bound : {s->value, s->hi}) {

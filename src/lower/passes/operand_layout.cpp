@@ -76,14 +76,17 @@ struct OperandLayout : Mutator {
   }
 
   Stmt visit(const Stmt& s) override {
-    if (s->kind != StmtKind::For && s->kind != StmtKind::EntryLanes) return mutateChildren(s);
-    // Entry lanes run over their entries' rows as a loop over the rows would.
-    enclosing.push_back(s->kind == StmtKind::EntryLanes ? s->rowCounter.text : loopIndex(*s));
     if (s->kind == StmtKind::EntryLanes) {
+      // Entry lanes run over their entries' rows and coordinates, as the loops over the rows and
+      // over each row's entries they replace did.
+      enclosing.push_back(s->rowCounter.text);
+      enclosing.push_back(s->body.at(0)->name.text);
       Stmt out = mutateChildren(s);
-      enclosing.pop_back();
+      enclosing.resize(enclosing.size() - 2);
       return out;
     }
+    if (s->kind != StmtKind::For) return mutateChildren(s);
+    enclosing.push_back(loopIndex(*s));
     Stmt out = readsAlong(*s) ? transposeReads(s) : mutateChildren(s);
     enclosing.pop_back();
     return out;
