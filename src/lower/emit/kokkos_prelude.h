@@ -121,7 +121,7 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
 #if defined(__CUDA_ARCH__)
   if (blockDim.x != 32) Kokkos::abort("react: entry lanes need a warp's 32 lanes");
   {
-    constexpr int Steps = int((Trips + 31) / 32), Words = Steps * int(sizeof(T) / 4 > 0 ? sizeof(T) / 4 : 1);
+    constexpr int Steps = int((Trips + 31) / 32), Words = Steps * int(sizeof(T)) / 4;  // 32-bit registers
     constexpr int G = Words <= 8 ? 8 : Words <= 16 ? 4 : Words <= 32 ? 2 : 1, Bits = G == 8 ? 3 : G == 4 ? 2 : G == 2 ? 1 : 0;
     const int lane = threadIdx.x, count = int(last - first);
     const bool mine = lane < count;

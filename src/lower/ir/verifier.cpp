@@ -230,19 +230,25 @@ class Verifier {
       fail("masked blocks reducing into an undeclared accumulator", s);
   }
 
+  // What entry runs and entry lanes (`what`) share: positions of a level the kernel has, integer
+  // bounds computed outside, an entry and a row counter of their own.
+  void overStoredEntries(const Stmt& s, const std::string& what) {
+    if (s->name.role != Role::Positions || !lookup(s->name)) fail(what + " over '" + mangle(s->name) + "', not a level's positions", s);
+    for (const Expr& bound : {s->value, s->hi}) {
+      expr(bound, s);
+      if (bound->type != Type::Int64) fail(what + " with a bound that is not an integer", s);
+    }
+    if (lookup(s->counter) || lookup(s->rowCounter) || s->counter == s->rowCounter)
+      fail("an entry or row counter that is already bound", s);
+  }
+
   // Positions of a level the kernel has, integer bounds computed outside, a positive run length;
   // the entry, its row and the accumulator, three names of their own, bound inside; a target of
   // the accumulator's type at the row; a body of plain statements (each run is one lane's: no
   // lanes, no co-iteration inside) that writes nothing of the target's tensor.
   void entryRuns(const Stmt& s) {
-    if (s->name.role != Role::Positions || !lookup(s->name)) fail("entry runs over '" + mangle(s->name) + "', not a level's positions", s);
+    overStoredEntries(s, "entry runs");
     if (s->runLength < 1) fail("entry runs of no entries", s);
-    for (const Expr& bound : {s->value, s->hi}) {
-      expr(bound, s);
-      if (bound->type != Type::Int64) fail("entry runs with a bound that is not an integer", s);
-    }
-    if (lookup(s->counter) || lookup(s->rowCounter) || s->counter == s->rowCounter)
-      fail("an entry or row counter that is already bound", s);
     if (s->runRows.text.empty() && (s->recordsRunRows || s->runRowsEvery)) fail("entry runs that record or read first rows without an array for them", s);
     if (!s->runRows.text.empty()) {
       auto array = indexArrays_.find(s->runRows);
@@ -291,14 +297,9 @@ class Verifier {
   // the row, the coordinate and the sum's index (the lanes share only those among entries); then
   // plain stores: at the row and the coordinate where still an access (each lane's own entry).
   void entryLanes(const Stmt& s) {
-    if (s->name.role != Role::Positions || !lookup(s->name)) fail("entry lanes over '" + mangle(s->name) + "', not a level's positions", s);
-    for (const Expr& bound : {s->value, s->hi}) {
-      expr(bound, s);
-      if (bound->type != Type::Int64) fail("entry lanes with a bound that is not an integer", s);
-    }
-    if (lookup(s->counter) || lookup(s->rowCounter) || lookup(s->reduceVar) || s->counter == s->rowCounter ||
-        s->reduceVar == s->counter || s->reduceVar == s->rowCounter)
-      fail("an entry, row or accumulator name that is already bound", s);
+    overStoredEntries(s, "entry lanes");
+    if (lookup(s->reduceVar) || s->reduceVar == s->counter || s->reduceVar == s->rowCounter)
+      fail("entry lanes whose accumulator's name is already bound", s);
     if (s->body.size() < 2 || s->body[0]->kind != StmtKind::Let || s->body[0]->isMutable || s->body[0]->type != Type::Int64)
       fail("entry lanes that do not bind the entry's coordinate first", s);
     const StmtNode& dot = *s->body[1];

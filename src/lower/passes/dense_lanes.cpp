@@ -136,19 +136,21 @@ struct DenseLanes : Mutator {
     Stmt dot;
     std::vector<Stmt> uses;
   };
+  // `entries` is what entryLoop gave for `row`.
   std::optional<EntryDot> entryDot(const StmtNode& row, const StmtNode& entries) const {
     const std::vector<Stmt>& b = entries.body;
     if (b.size() < 4 || b[0]->kind != StmtKind::Let || b[0]->isMutable || b[0]->type != Type::Int64 || b[0]->name.role != Role::Index ||
         b[1]->kind != StmtKind::Let || !b[1]->isMutable || b[1]->value->kind != ExprKind::FloatImm || b[1]->value->floatValue != 0)
       return std::nullopt;
     EntryDot d{b[0], b[1]->name, b[1]->type, nullptr, {}};
+    // A loop here is a wide dense reduction into a scalar (entryLoop checked each): of those, a sum
+    // from 0 into the accumulator by one statement.
     const StmtNode& loop = *b[2];
-    const IterationFacts f = loop.kind == StmtKind::For ? analyzeIterations(loop, p.tensors) : IterationFacts{};
-    if (loop.kind != StmtKind::For || !isDenseLoop(loop) || !isInnermost(loop) || loop.lo->kind != ExprKind::IntImm ||
-        loop.lo->intValue != 0 || constantTrips(loop) < kMinLanes || f.kind != Iterations::ReduceScalar || f.op != ReduceOp::Sum ||
-        f.reduceTarget->kind != ExprKind::Var || f.reduceTarget->name != d.accumulator || loop.body.size() != 1 ||
+    if (loop.kind != StmtKind::For || loop.lo->kind != ExprKind::IntImm || loop.lo->intValue != 0 || loop.body.size() != 1 ||
         loop.body[0]->kind != StmtKind::Assign || loop.body[0]->update != Update::Add)
       return std::nullopt;
+    const IterationFacts f = analyzeIterations(loop, p.tensors);
+    if (f.op != ReduceOp::Sum || f.reduceTarget->kind != ExprKind::Var || f.reduceTarget->name != d.accumulator) return std::nullopt;
     const std::set<std::string> shared{row.counter.text, d.coordinate->name.text, loop.counter.text};
     bool sharedOnly = true;
     forEachExpr(loop.body[0]->value, [&](const Expr& e) {

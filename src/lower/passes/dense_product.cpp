@@ -13,8 +13,9 @@
 // Where the product's X holds the zeros of its allocation (a temporary's) or of the kernel's fill
 // (a result's) and nothing between reads or writes it, the product writes X without reading it
 // (DenseProduct::overwrites) and the zeros go: cuBLAS runs with beta 0; the OpenMP helper's
-// narrow loop stores its sums, and its Eigen path zeroes X on the threads and adds. A fill is a kernel launch and a pass over X: SpMM-MM's C @ D on a
-// 500,000-row graph writes 64 MB of zeros first.
+// narrow loop stores its sums, and its Eigen path zeroes X on the threads and adds. A fill is a
+// kernel launch and a pass over X: SpMM-MM's C @ D on a 500,000-row graph writes 64 MB of zeros
+// first.
 //
 // Only under reassociation: a library sums k in an order of its own. Matched on the IR as
 // lowering gives it (before any pass has scheduled it): three dense loops from 0 over i, j and k
