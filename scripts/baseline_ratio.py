@@ -4,7 +4,8 @@ least of react's medians over the processes given (alternating runs of one build
 fastest baseline variant, as a markdown table with the geometric mean and least ratio per kernel,
 and optionally a plot with the target ratio drawn in. Rows are matched by matrix and label alone
 (threads and execution space are not part of the key): give it one thread count's runs. A label
-without a type is float64 (bench_results.label).
+without a type is float64 (bench_results.label). With --any-format, react's S in another format
+(react-bench --format csc) is matched with the baseline's csr rows of the same type.
 
     /usr/bin/python3 scripts/baseline_ratio.py --react run-1.csv run-2.csv --variant react-kokkos \\
         --baseline cusparse-float64.csv cusparse-float32.csv --baseline-prefix library-cusparse \\
@@ -15,15 +16,16 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_results import geomean, load, ordered  # noqa: E402
+from bench_results import geomean, label, load, ordered  # noqa: E402
 
 
-def least(rows, accept):
-    """{(matrix, label): least median seconds} over the rows `accept` takes."""
+def least(rows, accept, any_format=False):
+    """{(matrix, label): least median seconds} over the rows `accept` takes; with `any_format`, the
+    label without S's format."""
     out = {}
     for r in rows:
         if r["ok"] and accept(r["variant"]):
-            key = (r["matrix"], r["label"])
+            key = (r["matrix"], label(dict(r, format="")) if any_format else r["label"])
             out[key] = min(out.get(key, r["median_s"]), r["median_s"])
     return out
 
@@ -36,9 +38,10 @@ def main():
     p.add_argument("--baseline-prefix", default="library-", help="baseline variants: those named with this prefix")
     p.add_argument("--target", type=float, help="the ratio to draw as a line")
     p.add_argument("--out", help="PNG or SVG")
+    p.add_argument("--any-format", action="store_true", help="react's rows in any format of S against the baseline's csr")
     a = p.parse_args()
-    react = least(load(*a.react), lambda v: v == a.variant)
-    base = least(load(*a.baseline), lambda v: v.startswith(a.baseline_prefix))
+    react = least(load(*a.react), lambda v: v == a.variant, a.any_format)
+    base = least(load(*a.baseline), lambda v: v.startswith(a.baseline_prefix), a.any_format)
     keys = [k for k in react if k in base]
     if not keys:
         sys.exit("baseline_ratio.py: no (matrix, kernel) both in --react and --baseline")

@@ -99,8 +99,8 @@ TEST_CASE("lowering: Kokkos emitter in the GPU's loop order equals the interpret
 
 // SDDMM with K >= 32: the lanes along k, the stored entries in chunks of 32 that split rows, an
 // entry per lane (entry lanes, passes/dense_lanes.cpp), C read through its transposed copy or, as
-// C.T, in place; K = 33 leaves all but one lane out of the last step along k. The host runs the
-// entries of a chunk one after another.
+// C.T, in place; K = 33 leaves all but one lane out of the last step along k; S in csc, walked by
+// columns, its coordinates rows. The host runs the entries of a chunk one after another.
 TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter") {
   // Rows longer than a chunk, empty rows (first and last among them; hundreds between a chunk's
   // first and last rows in the third, which the search of the last row crosses), and real graphs.
@@ -110,11 +110,15 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
     std::string text;
     int64_t k;
     bool transposed;  // C given as K x NJ (read through a copy), else NJ x K (C.T, read in place)
+    Format format = Format::csr();
   };
-  const std::vector<Variant> variants{{"A = S * (B @ C)", 64, true}, {"A = S * (B @ C)", 33, true}, {"A = S * (B @ C.T)", 64, false}};
+  const std::vector<Variant> variants{{"A = S * (B @ C)", 64, true},
+                                      {"A = S * (B @ C)", 33, true},
+                                      {"A = S * (B @ C.T)", 64, false},
+                                      {"A = S * (B @ C)", 64, true, Format::csc()}};
   auto programFor = [](const Variant& v, const CsrMatrix& s) {
     Environment env;
-    env.declare("S", {s.rows, s.cols}, Format::csr());
+    env.declare("S", {s.rows, s.cols}, v.format);
     env.declare("B", {s.rows, v.k}, Format::dense(2));
     env.declare("C", v.transposed ? std::vector<int64_t>{v.k, s.cols} : std::vector<int64_t>{s.cols, v.k}, Format::dense(2));
     return parseProgram(v.text, env);
@@ -134,7 +138,8 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
     for (size_t m = 0; m < matrices.size(); ++m) {
       const CsrMatrix& s = matrices[m];
       const Program program = programFor(variants[n], s);
-      TensorValues inputs{{"S", s},
+      const TensorData stored = variants[n].format == Format::csr() ? TensorData(s) : TensorData(convertFormat(csrToSparse(s), variants[n].format));
+      TensorValues inputs{{"S", stored},
                           {"B", randomDense({s.rows, variants[n].k}, 20 + m)},
                           {"C", randomDense(variants[n].transposed ? std::vector<int64_t>{variants[n].k, s.cols}
                                                                    : std::vector<int64_t>{s.cols, variants[n].k},

@@ -392,6 +392,26 @@ TEST_CASE("loop IR verifier: entry lanes sum a term the lanes can share and stor
                        doctest::Contains("entry lanes whose sum reads the entry's position or the accumulator"), InternalError);
   CHECK_THROWS_WITH_AS(ir::verify(withLanes(coordinate, dotOf(term, 64), ir::assign(ir::access("A", {"j", "i"}), ir::var(acc, Type::Float64)))),
                        doctest::Contains("entry lanes that do more with an entry's sum than store at the entry"), InternalError);
+
+  // S and A in csc: the lanes run over columns j, the coordinate is i, and A(i,j) is at the entry.
+  Environment cscEnv;
+  cscEnv.declare("S", {6, 5}, Format::csc());
+  cscEnv.declare("B", {6, 64}, Format::dense(2));
+  cscEnv.declare("C", {64, 5}, Format::dense(2));
+  const LoopProgram pc = lowerToLoops(fuse(parseProgram("A = S * (B @ C)", cscEnv), FusionMode::React));
+  const Name columnEntry{Role::Position, "i"}, column{Role::Index, "j"};
+  auto byColumns = [&](ir::Stmt use) {
+    LoopProgram q = pc;
+    const ir::Stmt rowOfEntry = ir::let(Name{Role::Index, "i"}, Type::Int64,
+                                        ir::load(Name{Role::Coordinates, "S", 1}, ir::var(columnEntry, Type::Int64), Type::Int64));
+    q.body.push_back(ir::entryLanes(columnEntry, column, Name{Role::Positions, "S", 1}, ir::var(Name{Role::Extent, "j"}, Type::Int64),
+                                    ir::var(Name{Role::StoredEntries, "S"}, Type::Int64), rowOfEntry, dotOf(term, 64), {use}, acc,
+                                    Type::Float64));
+    return q;
+  };
+  CHECK_NOTHROW(ir::verify(byColumns(store)));
+  CHECK_THROWS_WITH_AS(ir::verify(byColumns(ir::assign(ir::access("A", {"j", "i"}), ir::var(acc, Type::Float64)))),
+                       doctest::Contains("entry lanes that do more with an entry's sum than store at the entry"), InternalError);
 }
 
 TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {

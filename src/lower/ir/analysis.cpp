@@ -69,6 +69,15 @@ std::string rowEntriesPattern(const StmtNode& loop, const Name& row, const std::
   return positions->text;
 }
 
+bool atStoredEntry(const ExprNode& access, const std::string& row, const std::string& coordinate,
+                   const std::map<std::string, TensorStorage>& tensors) {
+  if (access.kind != ExprKind::Access || access.indices.size() != 2) return false;
+  const Format& format = tensors.at(access.tensor).decl.format;
+  if (format.rank() != 2) return false;
+  return access.indices[static_cast<size_t>(format.dimension(0))] == row &&
+         access.indices[static_cast<size_t>(format.dimension(1))] == coordinate;
+}
+
 bool overRowPositions(const StmtNode& loop) {
   const Expr &lo = loop.lo, &hi = loop.hi;
   if (lo->kind != ExprKind::Load || lo->name.role != Role::Positions || hi->kind != ExprKind::Load || hi->name != lo->name)

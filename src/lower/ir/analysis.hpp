@@ -70,6 +70,11 @@ bool declaresLocals(const StmtNode& loop);
 // loops with one statement each and no locals down to a dense loop of independent iterations.
 // Null when there is none.
 const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors);
+// Does an access to a matrix name the stored entry at `row` and `coordinate` of a loop over its
+// pattern: its first level (in storage order: i in csr, j in csc) at `row`, its second at
+// `coordinate`?
+bool atStoredEntry(const ExprNode& access, const std::string& row, const std::string& coordinate,
+                   const std::map<std::string, TensorStorage>& tensors);
 // The tensor an assignment writes ("" for a local variable).
 std::string writtenTensor(const StmtNode& assign);
 // Does the statement itself write memory: an assignment, or entry runs adding into a target?

@@ -322,9 +322,11 @@ class Verifier {
     });
     for (size_t k = 2; k < s->body.size(); ++k) {
       const StmtNode& use = *s->body[k];
+      const bool access = use.kind == StmtKind::Assign && use.target->kind == ExprKind::Access;
+      if (access) tensor(use.target->tensor, s);  // fails on an unknown tensor
       if (use.kind != StmtKind::Assign || use.atomic || use.update != Update::Set ||
-          (use.target->kind != ExprKind::Access && use.target->kind != ExprKind::Load) ||
-          (use.target->kind == ExprKind::Access && use.target->indices != std::vector<std::string>{s->rowCounter.text, s->body[0]->name.text}))
+          (!access && use.target->kind != ExprKind::Load) ||
+          (access && !atStoredEntry(*use.target, s->rowCounter.text, s->body[0]->name.text, k_.tensors)))
         fail("entry lanes that do more with an entry's sum than store at the entry", s);
     }
     scopes_.emplace_back();

@@ -166,7 +166,6 @@ struct DenseLanes : Mutator {
     dot->reduceVar = d.accumulator;
     dot->reduceType = d.type;
     d.dot = dot;
-    const std::vector<std::string> atEntry{row.counter.text, d.coordinate->name.text};
     for (size_t k = 3; k < b.size(); ++k) {
       const StmtNode& s = *b[k];
       const bool reset = k + 1 == b.size() && s.kind == StmtKind::Assign && s.target->kind == ExprKind::Var &&
@@ -174,7 +173,7 @@ struct DenseLanes : Mutator {
                          s.value->floatValue == 0;
       if (reset) break;
       if (s.kind != StmtKind::Assign || s.update != Update::Set || s.atomic || s.target->kind != ExprKind::Access ||
-          s.target->indices != atEntry)
+          !atStoredEntry(*s.target, row.counter.text, d.coordinate->name.text, p.tensors))
         return std::nullopt;
       d.uses.push_back(b[k]);
     }
