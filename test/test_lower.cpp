@@ -134,6 +134,7 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
     INFO(variants[n].text << " K=" << variants[n].k << "\n" << kernels[n].source());
     // Entry lanes, the sum's K trips known at compile time.
     CHECK(kernels[n].source().find("react_entry_lanes<double, " + std::to_string(variants[n].k) + ">(react_first") != std::string::npos);
+    CHECK(kernels[n].source().find("react_entry_lanes_bounds<double, " + std::to_string(variants[n].k) + ">>") != std::string::npos);
     CHECK(kernels[n].loops().transposedInputs.size() == (variants[n].transposed ? 1u : 0u));
     for (size_t m = 0; m < matrices.size(); ++m) {
       const CsrMatrix& s = matrices[m];

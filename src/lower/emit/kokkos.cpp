@@ -286,8 +286,9 @@ class KokkosPrinter : public CppPrinter {
                       entry = mangle(r.counter), row = mangle(r.rowCounter), type = typeName(r.reduceType);
     const StmtNode& coordinate = *r.body[0];
     const StmtNode& dot = *r.body[1];
+    const std::string trips = std::to_string(dot.hi->intValue);
     open("{");
-    line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
+    line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>, react_entry_lanes_bounds<" + type + ", " + trips + ">>;");
     line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
     line("const int64_t react_chunks = (" + entries + " + 31) / 32;");
     line("const policy_t policy((react_chunks + react_threads - 1) / react_threads, react_threads, react_lanes);");
@@ -295,7 +296,7 @@ class KokkosPrinter : public CppPrinter {
     open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, react_threads), [&](const int64_t thread) {");
     line("const int64_t react_first = (team.league_rank() * react_threads + thread) * 32;");
     line("if (react_first >= " + count + ") return;");
-    line("react_entry_lanes<" + type + ", " + std::to_string(dot.hi->intValue) + ">(react_first, react_min(react_first + 32, " + count + "),");
+    line("react_entry_lanes<" + type + ", " + trips + ">(react_first, react_min(react_first + 32, " + count + "),");
     ++depth_;  // the four lambdas
     line("[&](const int64_t react_entry, const int64_t react_from) { return react_from < 0 ? react_row_of(" + positions + ", " + rows +
          ", react_entry) : react_row_from(" + positions + ", " + rows + ", react_from, react_entry); },");

@@ -115,13 +115,24 @@ KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
 // shape took 2-3.3x less time at K=64 on an H200 (docs/benchmarks-device.md, "SDDMM against what
 // it must gather"). A host runs the entries one after another; another device, whose lanes this
 // does not divide, stops rather than run every entry on every lane.
+// The 32-bit registers a lane holds of one entry's terms in entry lanes.
+template <class T, int64_t Trips> constexpr int react_entry_lane_words = int((Trips + 31) / 32) * int(sizeof(T)) / 4;
+// Entry lanes' teams (4 warps) with launch bounds of at least 12 teams an SM (40 registers a
+// thread) where an entry's terms take at most 2 registers a lane (float32 at K <= 64): on an H200
+// the bounded kernel took 0.85x the time on the power-law graphs, 0.89-0.99x on three shared
+// matrices. Unbounded, ncu counted 37 registers (12 teams an SM already); what the bounds change
+// in the compiled code was not examined. With more registers a lane
+// (float64, K = 256) the same bounds took up to 1.3x longer, and 16 teams (32 registers) up to
+// 2.1x (docs/benchmarks-device.md, "Entry lanes' registers: launch bounds").
+template <class T, int64_t Trips>
+using react_entry_lanes_bounds = std::conditional_t<react_entry_lane_words<T, Trips> <= 2, Kokkos::LaunchBounds<128, 12>, Kokkos::LaunchBounds<>>;
 template <class T, int64_t Trips, class Row, class Coordinate, class Term, class Use>
 KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const Row& row, const Coordinate& coordinate,
                                               const Term& term, const Use& use) {
 #if defined(__CUDA_ARCH__)
   if (blockDim.x != 32) Kokkos::abort("react: entry lanes need a warp's 32 lanes");
   {
-    constexpr int Steps = int((Trips + 31) / 32), Words = Steps * int(sizeof(T)) / 4;  // 32-bit registers
+    constexpr int Steps = int((Trips + 31) / 32), Words = react_entry_lane_words<T, Trips>;
     constexpr int G = Words <= 8 ? 8 : Words <= 16 ? 4 : Words <= 32 ? 2 : 1, Bits = G == 8 ? 3 : G == 4 ? 2 : G == 2 ? 1 : 0;
     const int lane = threadIdx.x, count = int(last - first);
     const bool mine = lane < count;
