@@ -5,7 +5,8 @@ fastest baseline variant, as a markdown table with the geometric mean and least 
 and optionally a plot with the target ratio drawn in. Rows are matched by matrix and label alone
 (threads and execution space are not part of the key): give it one thread count's runs. A label
 without a type is float64 (bench_results.label). With --any-format, react's S in another format
-(react-bench --format csc) is matched with the baseline's csr rows of the same type.
+(react-bench --format csc) is matched with the baseline's csr rows of the same type: give it one
+format's runs (rows of several formats would share a key and the least would be taken).
 
     /usr/bin/python3 scripts/baseline_ratio.py --react run-1.csv run-2.csv --variant react-kokkos \\
         --baseline cusparse-float64.csv cusparse-float32.csv --baseline-prefix library-cusparse \\

@@ -72,7 +72,8 @@ bool declaresLocals(const StmtNode& loop);
 const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorStorage>& tensors);
 // Does an access to a matrix name the stored entry at `row` and `coordinate` of a loop over its
 // pattern: its first level (in storage order: i in csr, j in csc) at `row`, its second at
-// `coordinate`?
+// `coordinate`? Only the indices' order is checked: that a sparse result shares the pattern the
+// loop walks is the front end's rule (a result at a pattern is stored in the pattern's format).
 bool atStoredEntry(const ExprNode& access, const std::string& row, const std::string& coordinate,
                    const std::map<std::string, TensorStorage>& tensors);
 // The tensor an assignment writes ("" for a local variable).
