@@ -100,6 +100,18 @@ KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
   if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
 #endif
 }
+// The 32-bit registers a lane holds of one entry's terms in entry lanes.
+template <class T, int64_t Trips> constexpr int react_entry_lane_words = int((Trips + 31) / 32) * int(sizeof(T)) / 4;
+// Entry lanes' teams (4 warps) with launch bounds of at least 12 teams an SM (40 registers a
+// thread) in float32 where an entry's terms take 2 registers a lane (33 <= K <= 64; measured at
+// K = 64): on an H200 the bounded kernel took 0.85x the time on the power-law graphs, 0.82-0.94x
+// on three shared matrices. Unbounded, ncu counted 37 registers (12 teams an SM already); what
+// the bounds change in the compiled code was not examined. With more registers a lane (float64,
+// K = 256) the same bounds took up to 1.3x longer, and bounds of 16 teams (32 registers) up to
+// 2.1x (docs/benchmarks-device.md, "Entry lanes' registers: launch bounds").
+template <class T, int64_t Trips>
+using react_entry_lanes_bounds = std::conditional_t<sizeof(T) == 4 && react_entry_lane_words<T, Trips> == 2, Kokkos::LaunchBounds<128, 12>,
+                                                    Kokkos::LaunchBounds<>>;
 // The stored entries [first, last) of a chunk of at most 32 (ir::StmtKind::EntryLanes): for each
 // entry p, its row i = row(p, from) (searched from a row `from` already found, or from the start
 // where that is -1), its coordinate j = coordinate(p, i), the sum over k in [0, Trips) of
@@ -115,18 +127,6 @@ KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
 // shape took 2-3.3x less time at K=64 on an H200 (docs/benchmarks-device.md, "SDDMM against what
 // it must gather"). A host runs the entries one after another; another device, whose lanes this
 // does not divide, stops rather than run every entry on every lane.
-// The 32-bit registers a lane holds of one entry's terms in entry lanes.
-template <class T, int64_t Trips> constexpr int react_entry_lane_words = int((Trips + 31) / 32) * int(sizeof(T)) / 4;
-// Entry lanes' teams (4 warps) with launch bounds of at least 12 teams an SM (40 registers a
-// thread) in float32 where an entry's terms take 2 registers a lane (33 <= K <= 64; measured at
-// K = 64): on an H200 the bounded kernel took 0.85x the time on the power-law graphs, 0.82-0.94x
-// on three shared matrices. Unbounded, ncu counted 37 registers (12 teams an SM
-// already); what the bounds change in the compiled code was not examined. With more registers a
-// lane (float64, K = 256) the same bounds took up to 1.3x longer, and bounds of 16 teams (32
-// registers) up to 2.1x (docs/benchmarks-device.md, "Entry lanes' registers: launch bounds").
-template <class T, int64_t Trips>
-using react_entry_lanes_bounds = std::conditional_t<sizeof(T) == 4 && react_entry_lane_words<T, Trips> == 2, Kokkos::LaunchBounds<128, 12>,
-                                                    Kokkos::LaunchBounds<>>;
 template <class T, int64_t Trips, class Row, class Coordinate, class Term, class Use>
 KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const Row& row, const Coordinate& coordinate,
                                               const Term& term, const Use& use) {

@@ -240,36 +240,40 @@ Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt 
   return make(std::move(n));
 }
 
-Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,
-               Expr target, Name accumulator, Type accumulatorType) {
+namespace {
+// What entry runs and entry lanes share: the entries [0, entries) of the rows [0, rows) a level's
+// positions delimit, their counters, and the accumulator each declares.
+StmtNode overStoredEntries(StmtKind kind, Name entry, Name row, Name positions, Expr rows, Expr entries, Name accumulator,
+                           Type accumulatorType) {
   StmtNode n;
-  n.kind = StmtKind::EntryRuns;
+  n.kind = kind;
   n.counter = std::move(entry);
   n.rowCounter = std::move(row);
   n.name = std::move(positions);
   n.value = std::move(rows);
   n.hi = std::move(entries);
+  n.reduceVar = std::move(accumulator);
+  n.reduceType = accumulatorType;
+  return n;
+}
+}  // namespace
+
+Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,
+               Expr target, Name accumulator, Type accumulatorType) {
+  StmtNode n = overStoredEntries(StmtKind::EntryRuns, std::move(entry), std::move(row), std::move(positions), std::move(rows),
+                                 std::move(entries), std::move(accumulator), accumulatorType);
   n.runLength = runLength;
   n.body = std::move(body);
   n.target = std::move(target);
-  n.reduceVar = std::move(accumulator);
-  n.reduceType = accumulatorType;
   return make(std::move(n));
 }
 
 Stmt entryLanes(Name entry, Name row, Name positions, Expr rows, Expr entries, Stmt coordinate, Stmt dot, std::vector<Stmt> uses,
                 Name accumulator, Type accumulatorType) {
-  StmtNode n;
-  n.kind = StmtKind::EntryLanes;
-  n.counter = std::move(entry);
-  n.rowCounter = std::move(row);
-  n.name = std::move(positions);
-  n.value = std::move(rows);
-  n.hi = std::move(entries);
+  StmtNode n = overStoredEntries(StmtKind::EntryLanes, std::move(entry), std::move(row), std::move(positions), std::move(rows),
+                                 std::move(entries), std::move(accumulator), accumulatorType);
   n.body = {std::move(coordinate), std::move(dot)};
   n.body.insert(n.body.end(), uses.begin(), uses.end());
-  n.reduceVar = std::move(accumulator);
-  n.reduceType = accumulatorType;
   return make(std::move(n));
 }
 

@@ -140,8 +140,8 @@ enum class StmtKind {
   // and the others start from the row recorded for the run of `runRowsEvery` entries holding
   // their first entry, instead of a search over all the rows.
   EntryRuns,
-  // Kokkos: the stored entries [0, hi) of a csr matrix (`name`: its row positions, `value`: its
-  // rows) in chunks of 32 consecutive entries, one chunk per team thread, `counter` an entry's
+  // Kokkos: the stored entries [0, hi) of a matrix whose second level is compressed (`name`: its
+  // positions, `value`: its first level's extent, rows in csr, columns in csc) in chunks of 32 consecutive entries, one chunk per team thread, `counter` an entry's
   // position and `rowCounter` its row. body[0] binds the entry's coordinate (a Let); body[1], a
   // LaneReduce loop over a constant [0, trips), sums into the accumulator `reduceVar` (of
   // `reduceType`, 0 before each entry, declared by the node) one term per iteration read from
