@@ -33,7 +33,10 @@
 // ms as before, 0.051 with its stores staged, 0.045 with recorded rows, and 0.028 with both.
 //
 // What it costs: the row sums go to memory, a binary search per run of the first loop, a launch
-// per loop and a fill per reduction.
+// per loop and a fill per reduction. One launch instead (items of entries per warp, a row across
+// items finished from the parts the earlier items publish) was built and checked, and took
+// 1.9-2.7x as long on the power-law graphs: its kernel held 74-84 registers a thread
+// (docs/benchmarks-device.md, "One launch for row normalisation and softmax").
 // On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
 // 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
 // 0.028). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured once
