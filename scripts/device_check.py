@@ -7,7 +7,7 @@ TTM over a FROSTT file read into csf), in the fusion modes that compute them dif
 of two patterns) in csc, dcsr and csf.
 
     python3 scripts/device_check.py --bin build-cuda/bin --matrix cora.mtx [--tensor B.tns]
-        [--other-matrix T.mtx] [--other-tensor E.tns] [--out DIR] [--program NAME]...
+        [--other-matrix T.mtx] [--other-tensor E.tns] [--out DIR] [--program NAME]... [--calls N]
 
 A result that is all zeros, differs in its pattern or shape, or differs by more than the tolerance
 fails the check (exit 1): 1e-12 of the largest value in float64; in float32 the bound two float32
@@ -138,6 +138,9 @@ def main():
     parser.add_argument("--out", help="keep the result files here (default: a temporary folder)")
     parser.add_argument("--program", action="append", choices=[p[0] for p in PROGRAMS],
                         help="check only this program (repeatable; default: all)")
+    parser.add_argument("--calls", type=int, default=1,
+                        help="the Kokkos result checked is the last of this many calls of one bound kernel (react-gen "
+                             "-time): what a kernel keeps between calls (its workspaces) must leave later results right")
     args = parser.parse_args()
     inputs = {"S": args.matrix, "B": args.tensor, "T": args.other_matrix, "E": args.other_tensor}
     programs = [p for p in PROGRAMS if (not args.program or p[0] in args.program) and all(inputs[x] for x in p[3])]
@@ -161,8 +164,9 @@ def main():
                 suffix = ".tns" if name.startswith("ttm") or "E" in sparse else ".mtx"
                 files[target] = os.path.join(out, f"{name}-{fusion}-{value_type}-{target}{suffix}")
                 read = [f"-i={x}:{inputs[x]}" for x in sparse] + ([shapes[x] for x in sparse] if "E" in sparse else [])
+                calls = [f"-time={args.calls - 1}"] if target == "kokkos" and args.calls > 1 else []
                 run([gen, statement, *read, *extra, f"-t={value_type}",
-                     f"-target={target}", f"-fusion={fusion}", f"-o=A:{files[target]}"])
+                     f"-target={target}", f"-fusion={fusion}", *calls, f"-o=A:{files[target]}"])
             shape_h, where_h, host = read_result(files["openmp"])
             shape_d, where_d, device = read_result(files["kokkos"])
             scale = max(np.max(np.abs(host)), np.finfo(float).tiny)

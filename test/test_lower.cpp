@@ -277,12 +277,14 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
 // rows of none to three entries lie around one of 5,000, several to a run. cora's rows are
 // shorter, so it runs the row form, a team thread per row. The stable softmax's rows (a maximum,
 // then a sum of exponentials, then their use) run as three loops in runs, the maxima taken
-// atomically. Each call starts the sums from zero and the maxima from -inf again. The host's
-// team threads have one lane each; the device check (react-bench against react-openmp) runs
-// the warps' staged stores.
+// atomically. Each call starts the sums from zero and the maxima from -inf again: the arrays of
+// the rows alternate between two halves, the runs that add into one setting the other back, no
+// fill launched; the matrices of 40 and 300 rows come twice, so a half that a call of 300 rows
+// wrote serves one of 40 and then one of 300 again. The host's team threads have one lane each;
+// the device check (react-bench against react-openmp) runs the warps' staged stores.
 TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on a skewed matrix") {
-  const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), shortRowsAroundLongOne(),
-                                           readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
+  const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), shortRowsAroundLongOne(), skewedMatrix(40, 12000, 9),
+                                           shortRowsAroundLongOne(), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx")};
   const std::vector<std::string> texts = {"A = S / sum(S, axis=1)", "A = exp(S) / sum(exp(S), axis=1)", "A = softmax(S, axis=1)"};
   auto programFor = [](const std::string& text, const CsrMatrix& s) {
     Environment env;
@@ -308,6 +310,11 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     CHECK(source.find("if (react_first < react_last) react_run_rows[react_run] = ix_i;") != std::string::npos);
     CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);
     CHECK(source.find("react_sync_lanes();") != std::string::npos);
+    // No fill of the sums: the adding runs restore the other half.
+    CHECK(source.find("ReactWorkspaceLease<ReactAlternatingArray<double>> buf_T") != std::string::npos);
+    CHECK(source.find(".next[react_q] = 0.0;") != std::string::npos);
+    CHECK((source.find(".next[react_q] = (-HUGE_VAL);") != std::string::npos) == stable);
+    CHECK(source.find("_sums, static_cast<size_t>") == std::string::npos);
     for (size_t m = 0; m < matrices.size(); ++m) {
       const Program program = programFor(texts[n], matrices[m]);
       const TensorValues inputs{{"S", matrices[m]}};

@@ -307,6 +307,29 @@ TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: entry runs add into an elem
                        doctest::Contains("entry runs with lanes or co-iteration inside"), InternalError);
 }
 
+// An array of the rows that alternates between two halves from call to call is added into by one
+// entry-runs loop (which restores the other half) and written by nothing else.
+TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: an alternating array is added into by one entry runs loop and nothing else") {
+  auto sums = ir::copy(ir::allocate("T0", ir::Type::Float64, rows, 0.0, true));
+  sums->alternating = true;
+  const ir::Stmt adding = ir::entryRuns(entry, row, positions, rows, entries, 8, {coordinate, sum}, ir::access("T0", {"i"}), acc);
+  auto program = [&](std::vector<ir::Stmt> statements) {
+    LoopProgram q = p;
+    q.body.push_back(sums);
+    for (ir::Stmt& s : statements) q.body.push_back(std::move(s));
+    return q;
+  };
+  const LoopProgram good = program({adding});
+  CHECK_NOTHROW(ir::verify(good));
+  CHECK(good.str().find("allocate val_T0[ext_i] = 0.0 (alternating halves)") != std::string::npos);
+  CHECK_THROWS_WITH_AS(ir::verify(program({})), doctest::Contains("alternating array 'T0' added into by 0 entry runs, not one"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({adding, adding})), doctest::Contains("added into by 2 entry runs"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({adding, ir::fill("T0", ir::Type::Float64, 0.0)})), doctest::Contains("a fill of alternating array 'T0'"),
+                       InternalError);
+  const ir::Stmt reset = ir::forLoop(ir::Name{ir::Role::Index, "i"}, ir::intImm(0), rows, {ir::assign(ir::access("T0", {"i"}), ir::floatImm(0.0))});
+  CHECK_THROWS_WITH_AS(ir::verify(program({adding, reset})), doctest::Contains("an assignment to alternating array 'T0'"), InternalError);
+}
+
 // Runs that read first rows need earlier runs over the same entries, of the length they name, to
 // have recorded them into an index array allocated for that; the array is no variable.
 TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: entry runs read first rows only where earlier runs recorded them") {

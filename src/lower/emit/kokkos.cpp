@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace react::emit {
 
@@ -33,12 +34,22 @@ class KokkosPrinter : public CppPrinter {
   // as fill()'s, is given the execution space: it then runs in order with the nests, where
   // deep_copy without one waits for the device before and after (on an H100 the fill of row
   // normalisation's sums cost 0.07 ms that way, a third of the whole kernel on a 4M-entry graph).
+  // An alternating array (StmtNode::alternating) takes this call's halves from its storage: it
+  // adds into `now`, and the entry runs that add into it restore `next` (entryRuns).
   void allocate(const StmtNode& a) override {
     // A generated array's buffer a generated name too: buf_<text> could be a user temporary's.
     const std::string buffer = a.name.role == Role::Generated ? mangle(a.name) + "_buffer" : mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);
-    const std::string storage = "ReactDeviceArray<" + type + ">";
+    const std::string storage = std::string(a.alternating ? "ReactAlternatingArray<" : "ReactDeviceArray<") + type + ">";
     line("ReactWorkspaceLease<" + storage + "> " + buffer + "([]() -> ReactWorkspace<" + storage +
-         ">& { static auto& w = react_device_workspace<" + type + ">(); return w; }());");
+         ">& { static auto& w = react_device_workspace<" + storage + ">(); return w; }());");
+    if (a.alternating) {
+      const std::string halves = buffer + "_halves";
+      line("const ReactHalves<" + type + "> " + halves + " = " + buffer + ".storage().next_call(static_cast<size_t>(" + size + "), " +
+           literalText(a.init, a.type) + ");");
+      line(type + "* const " + mangle(a.name) + " = " + halves + ".now;");
+      alternating_[a.name.text] = {halves, literalText(a.init, a.type)};
+      return;
+    }
     line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
     if (!a.uninitialized)
       line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
@@ -216,6 +227,10 @@ class KokkosPrinter : public CppPrinter {
     line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
     line("const int64_t react_runs = (" + entries + " + " + length + " - 1) / " + length + ";");
     line(std::string(staged ? "" : "const ") + "policy_t policy((react_runs + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
+    // Runs that add into an alternating array set its other half back to its initial value, the
+    // lanes striding over it together.
+    const auto restored = sums ? alternating_.find(tensorOf(*r.target)) : alternating_.end();
+    if (restored != alternating_.end()) line("const int64_t react_all_runs = policy.league_size() * react_threads * react_lanes;");
     if (staged) line("policy.set_scratch_size(0, Kokkos::PerTeam(react_scratch<" + stagedType + ">::shmem_size(" + stagedCount + ")));");
     open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
     if (staged)
@@ -225,6 +240,11 @@ class KokkosPrinter : public CppPrinter {
     line("const int64_t react_run = (team.league_rank() * react_threads + thread) * react_lanes + lane;");
     line("const int64_t react_first = react_min(react_run * " + length + ", " + count + ");");
     line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
+    if (restored != alternating_.end()) {
+      const std::string& halves = restored->second.halves;
+      line("for (int64_t react_q = react_run; react_q < " + halves + ".restore; react_q += react_all_runs) " + halves + ".next[react_q] = " +
+           restored->second.init + ";");
+    }
     const std::string runRows = mangle(r.runRows), rows = expr(r.value);
     if (recorded && !r.recordsRunRows)
       line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
@@ -348,6 +368,13 @@ class KokkosPrinter : public CppPrinter {
     close();
   }
 
+  // The tensor an entry-runs target adds into (an access, or a load of its values).
+  static std::string tensorOf(const ir::ExprNode& target) { return target.kind == ExprKind::Access ? target.tensor : target.name.text; }
+
+  struct Alternating {
+    std::string halves, init;  // the call's ReactHalves, the initial value's literal
+  };
+  std::map<std::string, Alternating> alternating_;  // by tensor
   std::string nestName_;
   int kernels_ = 0;
   mutable bool onHost_ = false;  // printing an expression the host evaluates (hostExpr)

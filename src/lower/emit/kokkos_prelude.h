@@ -307,11 +307,44 @@ template <class T> struct ReactDeviceArray {
     return view.data();
   }
 };
-// A site's workspace, made with new and never deleted, so that it outlives every static; Kokkos'
-// finalize hook frees its memory, since a view freed after finalize is an error.
-template <class T> ReactWorkspace<ReactDeviceArray<T>>& react_device_workspace() {
-  auto* w = new ReactWorkspace<ReactDeviceArray<T>>();
-  Kokkos::push_finalize_hook([w] { w->storage.view = Kokkos::View<T*>(); });
+// An array that entry runs add a value per row into (ir::StmtNode::alternating), kept between calls
+// in two halves that take turns: a call adds into `now`, which holds the array's initial value
+// where the call starts, and the kernel that adds into it sets the first `restore` elements of
+// `next` (all that the call before wrote there) back to that value for the next call. So a call
+// launches no fill of its own: on an H200 each launch of a call costs ~4.6 us more
+// (docs/benchmarks-device.md, "A call's fixed cost"). Grown, both halves are filled once.
+template <class T> struct ReactHalves {
+  T* now;
+  T* next;
+  int64_t restore;
+};
+template <class T> struct ReactAlternatingArray {
+  Kokkos::View<T*> halves[2];
+  int now = 0;
+  int64_t written[2] = {0, 0};  // the elements of each half that the last call adding into it may have changed
+  ReactHalves<T> next_call(size_t n, T init) {
+    if (halves[0].extent(0) < n) {
+      for (Kokkos::View<T*>& h : halves) {
+        h = Kokkos::View<T*>();  // freed before its successor is made
+        h = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react alternating")), n);
+        Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), h, init);
+      }
+      written[0] = written[1] = 0;
+    }
+    const int other = 1 - now;
+    const ReactHalves<T> call{halves[now].data(), halves[other].data(), written[other]};
+    written[other] = 0;
+    written[now] = static_cast<int64_t>(n);
+    now = other;
+    return call;
+  }
+};
+// A site's workspace (of a ReactDeviceArray or a ReactAlternatingArray), made with new and never
+// deleted, so that it outlives every static; Kokkos' finalize hook frees its memory, since a view
+// freed after finalize is an error.
+template <class Storage> ReactWorkspace<Storage>& react_device_workspace() {
+  auto* w = new ReactWorkspace<Storage>();
+  Kokkos::push_finalize_hook([w] { w->storage = Storage(); });
   return *w;
 }
 // A dense product through cuBLAS where the kernel library links it (REACT_HAVE_CUBLAS: a CUDA

@@ -226,6 +226,10 @@ struct StmtNode {
   double init = 0;         // Allocate, Fill
   bool parallelInit = false;  // Allocate: shared by every thread, so every thread fills it (first touch)
   bool uninitialized = false; // Allocate: every element is set before it is read: `init` unused, not filled
+  // Allocate (Kokkos): an array that one entry-runs loop adds into (its target), kept between
+  // calls in two halves that take turns; the loop sets the other half back to `init` for the next
+  // call, so no fill runs (ReactAlternatingArray in the Kokkos prelude).
+  bool alternating = false;
   // Assign
   Expr target;
   Update update = Update::Set;

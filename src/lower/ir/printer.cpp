@@ -79,7 +79,8 @@ class TextPrinter {
       case StmtKind::Allocate:
         return line("allocate " + mangle(s->name) + typeSuffix(s->type) + "[" + print(s->value) + "]" +
                     (s->uninitialized ? " (set before read)" : " = " + literalText(s->init, s->type)) +
-                    (s->parallelInit ? (s->uninitialized ? " (shared by every thread)" : " (filled by every thread)") : ""));
+                    (s->alternating ? " (alternating halves)"
+                                    : s->parallelInit ? (s->uninitialized ? " (shared by every thread)" : " (filled by every thread)") : ""));
       case StmtKind::Fill:
         return line("fill " + mangle(s->name) + typeSuffix(s->type) + " = " + literalText(s->init, s->type));
       case StmtKind::Single:

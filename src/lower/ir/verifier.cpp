@@ -38,9 +38,17 @@ class Verifier {
     scopes_.pop_back();
   }
 
+  // Each alternating array of the nest `s` (or of the kernel's top level, `s` null) is added into
+  // by one entry-runs loop, which restores its other half.
+  void alternatingAddedOnce(const Stmt& s) {
+    for (const auto& [tensor, adders] : alternating_)
+      if (adders != 1) fail("alternating array '" + tensor + "' added into by " + std::to_string(adders) + " entry runs, not one", s);
+    alternating_.clear();
+  }
+
  private:
   [[noreturn]] void fail(const std::string& what, const Stmt& s) const {
-    std::string text = print(s);
+    std::string text = s ? print(s) : std::string("the kernel");
     internalError("loop IR verifier: " + what + " in: " + text.substr(0, text.find('\n')));
   }
 
@@ -118,7 +126,8 @@ class Verifier {
     switch (s->kind) {
       case StmtKind::Nest:
         if (s->product) product(*s->product, s);
-        return body(s->body);
+        body(s->body);
+        return alternatingAddedOnce(s);
       case StmtKind::Block:
       case StmtKind::Single:
         if (s->scoped || s->kind != StmtKind::Block) return body(s->body);
@@ -159,6 +168,8 @@ class Verifier {
           fail("an assignment to an expression", s);
         }
         sameType(t->type, s->value->type, "the target", s);
+        if (t->kind != ExprKind::Var && alternating_.count(writtenTensor(*s)))
+          fail("an assignment to alternating array '" + writtenTensor(*s) + "' (only its entry runs add into it)", s);
         if (s->atomic && (s->update != Update::Add || t->kind == ExprKind::Var))
           fail("an atomic update that is not an addition into memory", s);
         return;
@@ -209,8 +220,13 @@ class Verifier {
           indexArrays_[s->name];  // not a variable: only entry runs name it
           return;
         }
+        if (s->alternating) {
+          if (s->uninitialized || alternating_.count(s->name.text)) fail("an alternating array that is not filled, or allocated twice", s);
+          alternating_[s->name.text] = 0;
+        }
         [[fallthrough]];
       case StmtKind::Fill:
+        if (s->kind == StmtKind::Fill && alternating_.count(s->name.text)) fail("a fill of alternating array '" + s->name.text + "'", s);
         if (!k_.tensors.count(s->name.text)) fail("storage for an unknown tensor", s);
         sameType(valueTypeOf(k_.tensors.at(s->name.text)), s->type, "tensor '" + s->name.text + "'", s);
         return;
@@ -266,16 +282,17 @@ class Verifier {
     declare(s->rowCounter, {false, Type::Int64});
     if (s->target) {
       const Expr& t = s->target;
+      auto tensorOf = [](const Expr& e) { return e->kind == ExprKind::Access ? e->tensor : e->kind == ExprKind::Load ? e->name.text : ""; };
       const bool atRow = t->kind == ExprKind::Access ? t->indices == std::vector<std::string>{s->rowCounter.text}
                                                      : t->kind == ExprKind::Load && t->args.at(0)->kind == ExprKind::Var &&
                                                            t->args.at(0)->name == s->rowCounter;
       if (!atRow) fail("entry runs that add into something other than an element at the row", s);
       expr(t, s);
+      if (auto a = alternating_.find(tensorOf(t)); a != alternating_.end()) ++a->second;
       if (s->reduceVar.text.empty() || lookup(s->reduceVar)) fail("entry runs without an accumulator of their own", s);
       if (s->reduceOp != ReduceOp::Sum && s->reduceOp != ReduceOp::Max) fail("entry runs that reduce by neither a sum nor a maximum", s);
       sameType(t->type, s->reduceType, "the accumulator", s);
       declare(s->reduceVar, {true, s->reduceType});
-      auto tensorOf = [](const Expr& e) { return e->kind == ExprKind::Access ? e->tensor : e->kind == ExprKind::Load ? e->name.text : ""; };
       forEachStmt(s->body, [&](const Stmt& c) {
         if (c->kind == StmtKind::Assign && tensorOf(c->target) == tensorOf(t))
           fail("entry runs whose body writes the tensor the runs add into", s);
@@ -377,6 +394,8 @@ class Verifier {
     Expr entries;
   };
   std::map<Name, std::optional<RecordedRuns>> indexArrays_;
+  // The nest's alternating arrays, and how many entry runs add into each (one restores it).
+  std::map<std::string, int> alternating_;
 };
 
 }  // namespace
@@ -384,6 +403,7 @@ class Verifier {
 void verify(const KernelIR& k) {
   Verifier v(k);
   v.body(k.body);
+  v.alternatingAddedOnce(nullptr);
 }
 
 }  // namespace react::ir

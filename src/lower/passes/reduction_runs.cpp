@@ -32,11 +32,13 @@
 // shape on an H200 (docs/benchmarks-device.md), the second loop on the 4M-entry graph took 0.053
 // ms as before, 0.051 with its stores staged, 0.045 with recorded rows, and 0.028 with both.
 //
-// What it costs: the row sums go to memory, a binary search per run of the first loop, a launch
-// per loop and a fill per reduction. One launch instead (items of entries per warp, a row across
-// items finished from the parts the earlier items publish) was built and checked, and took
-// 1.9-2.7x as long on the power-law graphs: its kernel held 74-84 registers a thread
-// (docs/benchmarks-device.md, "One launch for row normalisation and softmax").
+// What it costs: the row sums go to memory, a binary search per run of the first loop, and a
+// launch per loop. The sums' arrays alternate between two halves from call to call, the runs
+// that add into one half setting the other back to the identity for the next call, where a fill
+// per reduction launched before (ir::StmtNode::alternating). One launch instead (items of
+// entries per warp, a row across items finished from the parts the earlier items publish) was
+// built and checked, and took 1.9-2.7x as long on the power-law graphs: its kernel held 74-84
+// registers a thread (docs/benchmarks-device.md, "One launch for row normalisation and softmax").
 // On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
 // 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
 // 0.028). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured once
@@ -226,7 +228,9 @@ LoopProgram runRowReductions(const LoopProgram& p) {
         out.dimIndices[arrays.back()] = p.dimIndices.at(t.tensor);
         const Name size{Role::Size, arrays.back()};
         longForm.push_back(let(size, Type::Int64, row->hi));
-        longForm.push_back(allocate(arrays.back(), t.type, var(size, Type::Int64), t.init, true));
+        auto sums = copy(allocate(arrays.back(), t.type, var(size, Type::Int64), t.init, true));
+        sums->alternating = true;  // its runs restore the other half for the next call: no fill
+        longForm.push_back(sums);
       }
       // The first reducing runs record their first rows; the others start from them.
       const Name& positions = *rowPositions(*r->use, row->counter);
