@@ -142,6 +142,8 @@ def main():
                         help="the Kokkos result checked is the last of this many calls of one bound kernel (react-gen "
                              "-time): what a kernel keeps between calls (its workspaces) must leave later results right")
     args = parser.parse_args()
+    if args.calls < 1:
+        parser.error(f"--calls: expected a positive number of calls, got {args.calls}")
     inputs = {"S": args.matrix, "B": args.tensor, "T": args.other_matrix, "E": args.other_tensor}
     programs = [p for p in PROGRAMS if (not args.program or p[0] in args.program) and all(inputs[x] for x in p[3])]
     # B and E are read with the shape that holds both.

@@ -328,6 +328,17 @@ TEST_CASE_FIXTURE(EntryRunsParts, "loop IR verifier: an alternating array is add
                        InternalError);
   const ir::Stmt reset = ir::forLoop(ir::Name{ir::Role::Index, "i"}, ir::intImm(0), rows, {ir::assign(ir::access("T0", {"i"}), ir::floatImm(0.0))});
   CHECK_THROWS_WITH_AS(ir::verify(program({adding, reset})), doctest::Contains("an assignment to alternating array 'T0'"), InternalError);
+  // A store as lower-accesses leaves it: a load of the array's values.
+  const ir::Stmt lowered = ir::forLoop(ir::Name{ir::Role::Index, "i"}, ir::intImm(0), rows,
+                                       {ir::assign(ir::load(ir::Name{ir::Role::Values, "T0"}, ir::var(row, ir::Type::Int64), ir::Type::Float64),
+                                                   ir::floatImm(0.0))});
+  CHECK_THROWS_WITH_AS(ir::verify(program({adding, lowered})), doctest::Contains("an assignment to alternating array 'T0'"), InternalError);
+  // The adding runs once a call, in the allocation's block: not in another branch, not in a loop.
+  LoopProgram branches = p;
+  branches.body.push_back(ir::ifLongRows(positions, rows, 1024, ir::block({sums}), ir::block({adding})));
+  CHECK_THROWS_WITH_AS(ir::verify(branches), doctest::Contains("outside the block that allocates it"), InternalError);
+  CHECK_THROWS_WITH_AS(ir::verify(program({ir::forLoop(ir::Name{ir::Role::Index, "k"}, ir::intImm(0), ir::intImm(2), {adding})})),
+                       doctest::Contains("outside the block that allocates it"), InternalError);
 }
 
 // Runs that read first rows need earlier runs over the same entries, of the length they name, to

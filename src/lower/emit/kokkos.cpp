@@ -5,6 +5,7 @@
 #include "lower/emit/cpp_printer.hpp"
 #include "lower/kokkos_prelude_text.hpp"
 #include "lower/workspace_text.hpp"
+#include "lower/ir/analysis.hpp"
 #include "lower/ir/names.hpp"
 
 #include <cmath>
@@ -44,10 +45,10 @@ class KokkosPrinter : public CppPrinter {
          ">& { static auto& w = react_device_workspace<" + storage + ">(); return w; }());");
     if (a.alternating) {
       const std::string halves = buffer + "_halves";
-      line("const ReactHalves<" + type + "> " + halves + " = " + buffer + ".storage().next_call(static_cast<size_t>(" + size + "), " +
+      line("const ReactHalves<" + type + "> " + halves + " = " + buffer + ".storage().begin_call(static_cast<size_t>(" + size + "), " +
            literalText(a.init, a.type) + ");");
       line(type + "* const " + mangle(a.name) + " = " + halves + ".now;");
-      alternating_[a.name.text] = {halves, literalText(a.init, a.type)};
+      alternating_[a.name.text] = {buffer, halves, size, literalText(a.init, a.type)};
       return;
     }
     line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
@@ -226,10 +227,11 @@ class KokkosPrinter : public CppPrinter {
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
     line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
     line("const int64_t react_runs = (" + entries + " + " + length + " - 1) / " + length + ";");
-    line(std::string(staged ? "" : "const ") + "policy_t policy((react_runs + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
-    // Runs that add into an alternating array set its other half back to its initial value, the
-    // lanes striding over it together.
+    // Runs that add into an alternating array set its other half back to its initial value, a
+    // lane per element (more lanes than runs where the array is the longer).
     const auto restored = sums ? alternating_.find(tensorOf(*r.target)) : alternating_.end();
+    const std::string lanes = restored == alternating_.end() ? "react_runs" : "react_max<int64_t>(react_runs, " + restored->second.halves + ".restore)";
+    line(std::string(staged ? "" : "const ") + "policy_t policy((" + lanes + " + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
     if (restored != alternating_.end()) line("const int64_t react_all_runs = policy.league_size() * react_threads * react_lanes;");
     if (staged) line("policy.set_scratch_size(0, Kokkos::PerTeam(react_scratch<" + stagedType + ">::shmem_size(" + stagedCount + ")));");
     open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
@@ -242,7 +244,7 @@ class KokkosPrinter : public CppPrinter {
     line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
     if (restored != alternating_.end()) {
       const std::string& halves = restored->second.halves;
-      line("for (int64_t react_q = react_run; react_q < " + halves + ".restore; react_q += react_all_runs) " + halves + ".next[react_q] = " +
+      line("for (int64_t react_q = react_run; react_q < " + halves + ".restore; react_q += react_all_runs) " + halves + ".other[react_q] = " +
            restored->second.init + ";");
     }
     const std::string runRows = mangle(r.runRows), rows = expr(r.value);
@@ -294,6 +296,8 @@ class KokkosPrinter : public CppPrinter {
     close("});");
     close("});");
     close("});");
+    if (restored != alternating_.end())  // queued: the halves swap for the next call
+      line(restored->second.buffer + ".storage().end_call(static_cast<size_t>(" + restored->second.size + "));");
     close();
   }
 
@@ -368,11 +372,8 @@ class KokkosPrinter : public CppPrinter {
     close();
   }
 
-  // The tensor an entry-runs target adds into (an access, or a load of its values).
-  static std::string tensorOf(const ir::ExprNode& target) { return target.kind == ExprKind::Access ? target.tensor : target.name.text; }
-
   struct Alternating {
-    std::string halves, init;  // the call's ReactHalves, the initial value's literal
+    std::string buffer, halves, size, init;  // its lease, the call's ReactHalves, its elements, the initial value's literal
   };
   std::map<std::string, Alternating> alternating_;  // by tensor
   std::string nestName_;

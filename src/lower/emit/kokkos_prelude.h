@@ -310,20 +310,22 @@ template <class T> struct ReactDeviceArray {
 // An array that entry runs add a value per row into (ir::StmtNode::alternating), kept between calls
 // in two halves that take turns: a call adds into `now`, which holds the array's initial value
 // where the call starts, and the kernel that adds into it sets the first `restore` elements of
-// `next` (all that the call before wrote there) back to that value for the next call. So a call
+// `other` (all that the call before wrote there) back to that value for the next call. So a call
 // launches no fill of its own: on an H200 each launch of a call costs ~4.6 us more
-// (docs/benchmarks-device.md, "A call's fixed cost"). Grown, both halves are filled once.
+// (docs/benchmarks-device.md, "A call's fixed cost"). begin_call gives a call its halves (both
+// grown and filled where they hold fewer than n); end_call, once that kernel is queued, swaps
+// them: a call that throws in between leaves the state as it was.
 template <class T> struct ReactHalves {
   T* now;
-  T* next;
+  T* other;
   int64_t restore;
 };
 template <class T> struct ReactAlternatingArray {
   Kokkos::View<T*> halves[2];
   int now = 0;
   int64_t written[2] = {0, 0};  // the elements of each half that the last call adding into it may have changed
-  ReactHalves<T> next_call(size_t n, T init) {
-    if (halves[0].extent(0) < n) {
+  ReactHalves<T> begin_call(size_t n, T init) {
+    if (halves[0].extent(0) < n || halves[1].extent(0) < n) {
       for (Kokkos::View<T*>& h : halves) {
         h = Kokkos::View<T*>();  // freed before its successor is made
         h = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react alternating")), n);
@@ -331,12 +333,12 @@ template <class T> struct ReactAlternatingArray {
       }
       written[0] = written[1] = 0;
     }
-    const int other = 1 - now;
-    const ReactHalves<T> call{halves[now].data(), halves[other].data(), written[other]};
-    written[other] = 0;
+    return {halves[now].data(), halves[1 - now].data(), written[1 - now]};
+  }
+  void end_call(size_t n) {
+    written[1 - now] = 0;
     written[now] = static_cast<int64_t>(n);
-    now = other;
-    return call;
+    now = 1 - now;
   }
 };
 // A site's workspace (of a ReactDeviceArray or a ReactAlternatingArray), made with new and never

@@ -34,9 +34,12 @@ bool isInnermost(const StmtNode& loop) {
   return inner;
 }
 
-std::string writtenTensor(const StmtNode& assign) {
-  return assign.target->kind == ExprKind::Access ? assign.target->tensor : "";
+std::string tensorOf(const ExprNode& e) {
+  if (e.kind == ExprKind::Access) return e.tensor;
+  return e.kind == ExprKind::Load && e.name.role == Role::Values ? e.name.text : "";
 }
+
+std::string writtenTensor(const StmtNode& assign) { return tensorOf(*assign.target); }
 
 bool writesMemory(const StmtNode& s) { return s.kind == StmtKind::Assign || (s.kind == StmtKind::EntryRuns && s.target); }
 

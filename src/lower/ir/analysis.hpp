@@ -76,6 +76,9 @@ const StmtNode* laneLoop(const StmtNode& s, const std::map<std::string, TensorSt
 // loop walks is the front end's rule (a result at a pattern is stored in the pattern's format).
 bool atStoredEntry(const ExprNode& access, const std::string& row, const std::string& coordinate,
                    const std::map<std::string, TensorStorage>& tensors);
+// The tensor whose values an access or a load names ("" for anything else: a variable, a load
+// of positions or of a generated array).
+std::string tensorOf(const ExprNode& e);
 // The tensor an assignment writes ("" for a local variable).
 std::string writtenTensor(const StmtNode& assign);
 // Does the statement itself write memory: an assignment, or entry runs adding into a target?

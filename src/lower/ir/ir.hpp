@@ -135,10 +135,11 @@ enum class StmtKind {
   // each row's part of a run is added into the row's element: stored where the row lies inside
   // the run, else atomically, a run's first row after the lanes of a warp that share it are
   // combined (passes/reduction_runs.cpp says why); `reduceOp` a sum or a maximum (atomic, and the
-  // accumulator starting from the identity). With `runRows` (an index array, see
-  // allocateIndices), runs that record them (`recordsRunRows`) store each run's first row in it,
-  // and the others start from the row recorded for the run of `runRowsEvery` entries holding
-  // their first entry, instead of a search over all the rows.
+  // accumulator starting from the identity). Where the target's array is alternating
+  // (StmtNode::alternating), the runs also set its other half back to its initial value. With
+  // `runRows` (an index array, see allocateIndices), runs that record them (`recordsRunRows`)
+  // store each run's first row in it, and the others start from the row recorded for the run of
+  // `runRowsEvery` entries holding their first entry, instead of a search over all the rows.
   EntryRuns,
   // Kokkos: the stored entries [0, hi) of a matrix whose second level is compressed (`name`: its
   // positions, `value`: its first level's extent, rows in csr, columns in csc) in chunks of 32 consecutive entries, one chunk per team thread, `counter` an entry's

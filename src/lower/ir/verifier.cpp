@@ -33,16 +33,19 @@ class Verifier {
   }
 
   void body(const std::vector<Stmt>& b) {
+    const int outer = block_;
+    block_ = ++blocks_;
     scopes_.emplace_back();
     for (const Stmt& s : b) stmt(s);
     scopes_.pop_back();
+    block_ = outer;
   }
 
   // Each alternating array of the nest `s` (or of the kernel's top level, `s` null) is added into
   // by one entry-runs loop, which restores its other half.
   void alternatingAddedOnce(const Stmt& s) {
-    for (const auto& [tensor, adders] : alternating_)
-      if (adders != 1) fail("alternating array '" + tensor + "' added into by " + std::to_string(adders) + " entry runs, not one", s);
+    for (const auto& [tensor, a] : alternating_)
+      if (a.adders != 1) fail("alternating array '" + tensor + "' added into by " + std::to_string(a.adders) + " entry runs, not one", s);
     alternating_.clear();
   }
 
@@ -222,7 +225,7 @@ class Verifier {
         }
         if (s->alternating) {
           if (s->uninitialized || alternating_.count(s->name.text)) fail("an alternating array that is not filled, or allocated twice", s);
-          alternating_[s->name.text] = 0;
+          alternating_[s->name.text] = Alternating{block_, 0};
         }
         [[fallthrough]];
       case StmtKind::Fill:
@@ -282,19 +285,25 @@ class Verifier {
     declare(s->rowCounter, {false, Type::Int64});
     if (s->target) {
       const Expr& t = s->target;
-      auto tensorOf = [](const Expr& e) { return e->kind == ExprKind::Access ? e->tensor : e->kind == ExprKind::Load ? e->name.text : ""; };
+      // A load's offset is the row, or the row bounds-checked (passes/bounds_check.cpp).
+      auto isRow = [&](const Expr& e) { return e->kind == ExprKind::Var && e->name == s->rowCounter; };
+      const Expr offset = t->kind == ExprKind::Load ? t->args.at(0) : nullptr;
       const bool atRow = t->kind == ExprKind::Access ? t->indices == std::vector<std::string>{s->rowCounter.text}
-                                                     : t->kind == ExprKind::Load && t->args.at(0)->kind == ExprKind::Var &&
-                                                           t->args.at(0)->name == s->rowCounter;
+                                                     : offset && (isRow(offset) || (offset->kind == ExprKind::Call && offset->callee == Callee::Checked &&
+                                                                                    isRow(offset->args.at(0))));
       if (!atRow) fail("entry runs that add into something other than an element at the row", s);
       expr(t, s);
-      if (auto a = alternating_.find(tensorOf(t)); a != alternating_.end()) ++a->second;
+      if (auto a = alternating_.find(tensorOf(*t)); a != alternating_.end()) {
+        // Once a call, after the allocation: in its block, not in a branch or a loop of its own.
+        if (a->second.block != block_) fail("entry runs that add into alternating array '" + a->first + "' outside the block that allocates it", s);
+        ++a->second.adders;
+      }
       if (s->reduceVar.text.empty() || lookup(s->reduceVar)) fail("entry runs without an accumulator of their own", s);
       if (s->reduceOp != ReduceOp::Sum && s->reduceOp != ReduceOp::Max) fail("entry runs that reduce by neither a sum nor a maximum", s);
       sameType(t->type, s->reduceType, "the accumulator", s);
       declare(s->reduceVar, {true, s->reduceType});
       forEachStmt(s->body, [&](const Stmt& c) {
-        if (c->kind == StmtKind::Assign && tensorOf(c->target) == tensorOf(t))
+        if (c->kind == StmtKind::Assign && writtenTensor(*c) == tensorOf(*t))
           fail("entry runs whose body writes the tensor the runs add into", s);
       });
     }
@@ -394,8 +403,13 @@ class Verifier {
     Expr entries;
   };
   std::map<Name, std::optional<RecordedRuns>> indexArrays_;
-  // The nest's alternating arrays, and how many entry runs add into each (one restores it).
-  std::map<std::string, int> alternating_;
+  // The nest's alternating arrays: the block that allocates each, and how many entry runs add
+  // into it (one restores it). Blocks are numbered as body() enters them.
+  struct Alternating {
+    int block = 0, adders = 0;
+  };
+  std::map<std::string, Alternating> alternating_;
+  int block_ = 0, blocks_ = 0;
 };
 
 }  // namespace

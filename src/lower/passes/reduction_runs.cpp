@@ -51,9 +51,9 @@
 // a loop over the same entries of independent iterations that reads them, and the temporaries'
 // resets: row normalisation and softmax (one sum), the stable softmax (a maximum, then a sum of
 // exponentials). No co-iteration, nothing else scheduled. In the runs form each temporary is an
-// array of the rows under a name of its own (the row form keeps the private), set to the identity
-// before the first loop, without the reset (each row's element is updated by every run of the
-// row, and read by every later run). The first reducing loop records the runs' first rows; the
+// array of the rows under a name of its own (the row form keeps the private), holding the
+// identity where its reducing loop starts (alternating halves, see above), without the reset
+// (each row's element is updated by every run of the row, and read by every later run). The first reducing loop records the runs' first rows; the
 // later ones start from them. Atomic updates reassociate a sum: under the written order the row
 // keeps its team thread.
 //
@@ -228,7 +228,7 @@ LoopProgram runRowReductions(const LoopProgram& p) {
         out.dimIndices[arrays.back()] = p.dimIndices.at(t.tensor);
         const Name size{Role::Size, arrays.back()};
         longForm.push_back(let(size, Type::Int64, row->hi));
-        auto sums = copy(allocate(arrays.back(), t.type, var(size, Type::Int64), t.init, true));
+        auto sums = copy(allocate(arrays.back(), t.type, var(size, Type::Int64), t.init, false));
         sums->alternating = true;  // its runs restore the other half for the next call: no fill
         longForm.push_back(sums);
       }
