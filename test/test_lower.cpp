@@ -12,6 +12,15 @@ using namespace react::test;
 
 namespace {
 
+// Fusion mode react on the Kokkos target, through the tests' JIT cache.
+CompileOptions kokkosReact() {
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  return o;
+}
+
 bool hasCancellingRow(const CsrMatrix& m) {
   for (int64_t r = 0; r < m.rows; ++r) {
     double sum = 0, magnitude = 0;
@@ -125,10 +134,7 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   };
   std::vector<Program> programs;
   for (const Variant& v : variants) programs.push_back(programFor(v, matrices[0]));
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
   for (size_t n = 0; n < variants.size(); ++n) {
     INFO(variants[n].text << " K=" << variants[n].k << "\n" << kernels[n].source());
@@ -160,10 +166,7 @@ TEST_CASE("lowering: Kokkos entry lanes read both operands of B(k,i) * C(k,j) th
   env.declare("B", {64, s.rows}, Format::dense(2));
   env.declare("C", {64, s.cols}, Format::dense(2));
   const Program program = parseIndexNotation("A(i,j) = S(i,j) * B(k,i) * C(k,j)", env);
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   const Kernel kernel = Kernel::compile(program, o);
   INFO(kernel.source());
   CHECK(kernel.source().find("react_entry_lanes<double, 64>") != std::string::npos);
@@ -177,10 +180,7 @@ TEST_CASE("lowering: Kokkos entry lanes read both operands of B(k,i) * C(k,j) th
 TEST_CASE("lowering: Kokkos two sums under each stored entry, in chunks, equal the interpreter") {
   std::vector<CsrMatrix> matrices = {randomCsr(40, 60, 0.8, 7), randomCsr(3000, 40, 0.002, 8)};
   matrices.push_back(readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"));
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   for (size_t m = 0; m < matrices.size(); ++m) {
     const CsrMatrix& s = matrices[m];
     Environment env;
@@ -243,10 +243,7 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
   for (bool gpuOrder : {false, true}) {
     std::vector<Program> programs;
     for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0]));
-    CompileOptions o;
-    o.fusion = FusionMode::React;
-    o.target = Target::Kokkos;
-    o.jit = testCache();
+    CompileOptions o = kokkosReact();
     o.emit.laneLoopsOutermost = gpuOrder;
     std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
     for (size_t n = 0; n < texts.size(); ++n) {
@@ -280,11 +277,13 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
 // atomically. Each call starts the sums from zero and the maxima from -inf again: the arrays of
 // the rows alternate between two halves, the runs that add into one setting the other back, no
 // fill launched; the matrices of 40 and 300 rows come twice, cora between them, so a half that
-// a call of 300 rows wrote serves one of 40 and then one of 300 again. The host's team threads have one lane each;
-// the device check (react-bench against react-openmp) runs the warps' staged stores.
+// a call of 300 rows wrote serves one of 40 and then one of 300 again. The host's team threads
+// have one lane each; the device check (react-bench against react-openmp) runs the warps' staged
+// stores.
 TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on a skewed matrix") {
-  const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), shortRowsAroundLongOne(), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"),
-                                           skewedMatrix(40, 12000, 9), shortRowsAroundLongOne()};
+  const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), shortRowsAroundLongOne(),
+                                           readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"), skewedMatrix(40, 12000, 9),
+                                           shortRowsAroundLongOne()};
   const std::vector<std::string> texts = {"A = S / sum(S, axis=1)", "A = exp(S) / sum(exp(S), axis=1)", "A = softmax(S, axis=1)"};
   auto programFor = [](const std::string& text, const CsrMatrix& s) {
     Environment env;
@@ -293,10 +292,7 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
   };
   std::vector<Program> programs;
   for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0]));
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
   for (size_t n = 0; n < texts.size(); ++n) {
     INFO(texts[n] << "\n" << kernels[n].source());
@@ -336,10 +332,7 @@ TEST_CASE("lowering: Kokkos row sums in runs stay right after a call without ent
   Environment env;
   env.declare("S", {m.rows, m.cols}, Format::csr());
   const Program program = parseProgram("A = S / sum(S, axis=1)", env);
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   const Kernel kernel = Kernel::compile(program, o);
   const std::vector<double> want = std::get<CsrMatrix>(interpret(fuse(program, FusionMode::React), TensorValues{{"S", m}}).at("A")).val;
   std::vector<int64_t> rowptr = m.rowptr;
@@ -385,10 +378,7 @@ TEST_CASE("lowering: a Kokkos kernel's temporaries are kept between calls, fille
   };
   const std::vector<CsrMatrix> matrices = {randomCsr(30, 40, 0.2, 6), readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"),
                                            randomCsr(30, 40, 0.2, 6)};
-  CompileOptions o;
-  o.fusion = FusionMode::React;
-  o.target = Target::Kokkos;
-  o.jit = testCache();
+  CompileOptions o = kokkosReact();
   const Kernel kernel = Kernel::compile(programFor(matrices[0]), o);
   REQUIRE(kernel.source().find("ReactWorkspaceLease<ReactDeviceArray<double>>") != std::string::npos);
   for (size_t m = 0; m < matrices.size(); ++m) {

@@ -36,7 +36,7 @@ class KokkosPrinter : public CppPrinter {
   // deep_copy without one waits for the device before and after (on an H100 the fill of row
   // normalisation's sums cost 0.07 ms that way, a third of the whole kernel on a 4M-entry graph).
   // An alternating array (StmtNode::alternating) takes this call's halves from its storage: it
-  // adds into `now`, and the entry runs that add into it restore `next` (entryRuns).
+  // adds into `now`, and the entry runs that add into it restore `other` (entryRuns).
   void allocate(const StmtNode& a) override {
     // A generated array's buffer a generated name too: buf_<text> could be a user temporary's.
     const std::string buffer = a.name.role == Role::Generated ? mangle(a.name) + "_buffer" : mangle(Name{Role::Buffer, a.name.text}), type = typeName(a.type), size = expr(a.value);

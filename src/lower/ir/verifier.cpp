@@ -286,11 +286,10 @@ class Verifier {
     if (s->target) {
       const Expr& t = s->target;
       // A load's offset is the row, or the row bounds-checked (passes/bounds_check.cpp).
-      auto isRow = [&](const Expr& e) { return e->kind == ExprKind::Var && e->name == s->rowCounter; };
-      const Expr offset = t->kind == ExprKind::Load ? t->args.at(0) : nullptr;
+      Expr offset = t->kind == ExprKind::Load ? t->args.at(0) : nullptr;
+      if (offset && offset->kind == ExprKind::Call && offset->callee == Callee::Checked) offset = offset->args.at(0);
       const bool atRow = t->kind == ExprKind::Access ? t->indices == std::vector<std::string>{s->rowCounter.text}
-                                                     : offset && (isRow(offset) || (offset->kind == ExprKind::Call && offset->callee == Callee::Checked &&
-                                                                                    isRow(offset->args.at(0))));
+                                                     : offset && offset->kind == ExprKind::Var && offset->name == s->rowCounter;
       if (!atRow) fail("entry runs that add into something other than an element at the row", s);
       expr(t, s);
       if (auto a = alternating_.find(tensorOf(*t)); a != alternating_.end()) {

@@ -53,9 +53,9 @@
 // exponentials). No co-iteration, nothing else scheduled. In the runs form each temporary is an
 // array of the rows under a name of its own (the row form keeps the private), holding the
 // identity where its reducing loop starts (alternating halves, see above), without the reset
-// (each row's element is updated by every run of the row, and read by every later run). The first reducing loop records the runs' first rows; the
-// later ones start from them. Atomic updates reassociate a sum: under the written order the row
-// keeps its team thread.
+// (each row's element is updated by every run of the row, and read by every later run). The
+// first reducing loop records the runs' first rows; the later ones start from them. Atomic
+// updates reassociate a sum: under the written order the row keeps its team thread.
 //
 // The stable softmax, written softmax(S, axis=1), ran only in the row form before: 30 ms on the
 // 2.4M-entry power-law graph on an H200, where the unstable exp(S) / sum(exp(S)) took 0.055 ms.
