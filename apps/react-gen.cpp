@@ -548,6 +548,9 @@ int run(int argc, char** argv) {
   for (const auto& [copy, input] : kernel.loops().transposedInputs)
     std::printf("bind: %s transposed once for every run in %.3f ms (not in the times below)\n", input.c_str(),
                 1e3 * seconds(start, std::chrono::steady_clock::now()));
+  for (const auto& [walk, input] : kernel.loops().columnWalks)
+    std::printf("bind: %s walked by its %s\n", input.c_str(),
+                bound.prepared && bound.prepared->count(walk) ? "columns (a copy made once for every run)" : "rows");
   bound.run();
   if (o.time > 0) {
     std::vector<double> times;

@@ -92,5 +92,5 @@ TEST_CASE("ABI: version 2 passes each storage level's pos and crd, the version i
   }
   for (const std::string& source : {csr, csf})
     CHECK(source.find("#define REACT_ABI_VERSION " + std::to_string(REACT_ABI_VERSION) + "\n") != std::string::npos);
-  CHECK(REACT_ABI_VERSION == 2);
+  CHECK(REACT_ABI_VERSION == 3);
 }

@@ -152,7 +152,7 @@ TEST_CASE("names: a failed bounds check reports the access on stderr when stdout
     k.run({{"a", a}});  // initializes the runtime (Kokkos), which the child below inherits
     // `a` claims to hold no element: its one read is out of range. The arguments: inputs, then outputs.
     REQUIRE(k.loops().args == std::vector<std::string>{"a", "A"});
-    std::vector<ReactTensor> args = {{a.data.data(), 0, {}, {}}, {out.data.data(), 1, {}, {}}};
+    std::vector<ReactTensor> args = {{a.data.data(), 0, {}, {}, nullptr}, {out.data.data(), 1, {}, {}, nullptr}};
     int stdoutPipe[2], stderrPipe[2];
     REQUIRE(pipe(stdoutPipe) == 0);
     REQUIRE(pipe(stderrPipe) == 0);

@@ -94,6 +94,8 @@ std::vector<PassExample> examples() {
       {"dense-lanes", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
       {"dense-lanes", "two_sums", "A(i,j) = S(i,j) * B(i,k) * C(k,j) * D(i,l) * E(l,j)", twoSums, FusionMode::React, Target::Kokkos, {}, {}},
       {"dense-lanes", "sddmm_narrow", sddmmText, sddmm, FusionMode::React, Target::Kokkos, {}, {}},
+      // Entry lanes over S in csr: the walk of S's entries by columns too, where the kernel is given it.
+      {"column-walks", "sddmm", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
       // C(k,j) read along k by the lanes: a transposed copy, filled a row per team thread.
       {"operand-layout", "sddmm_kokkos", sddmmText, sddmmWide, FusionMode::React, Target::Kokkos, {}, {}},
       {"interchange", "spmm_mm", spmmText, spmm, FusionMode::React, Target::Kokkos, {}, {}},
@@ -446,6 +448,16 @@ TEST_CASE("loop IR verifier: entry lanes sum a term the lanes can share and stor
   CHECK_NOTHROW(ir::verify(byColumns(store)));
   CHECK_THROWS_WITH_AS(ir::verify(byColumns(ir::assign(ir::access("A", {"j", "i"}), ir::var(acc, Type::Float64)))),
                        doctest::Contains("entry lanes that do more with an entry's sum than store at the entry"), InternalError);
+
+  // The csr S walked by columns (passes/column_walks.cpp): lanes over the walk's columns whose
+  // uses store at S's entries, A(i,j), the coordinate i first; an IfColumnWalk names a walk.
+  const LoopProgram walked = passes::walkColumns(good);
+  CHECK_NOTHROW(ir::verify(walked));
+  CHECK(walked.columnWalks.at("S_cols") == "S");
+  LoopProgram unknown = walked;
+  unknown.columnWalks.clear();
+  CHECK_THROWS_WITH_AS(ir::verify(unknown), doctest::Contains("an IfColumnWalk over 'nnz_S_cols', not a column walk's stored entries"),
+                       InternalError);
 }
 
 TEST_CASE("loop IR: an atomic update is an addition into memory, printed by both emitters") {

@@ -136,6 +136,25 @@ TEST_CASE("sparse tensors: csr is CsrMatrix's arrays exactly, both ways") {
   CHECK(react::sparseToCsr(csc) == c);
 }
 
+// A csr matrix by columns: csc as convertFormat makes it, and each entry's csr position.
+TEST_CASE("sparse tensors: csrByColumns is the csc form with each entry's csr position") {
+  CsrMatrix m;  // [[1, 0, 2], [0, 3, 0], [4, 5, 0]], then an empty row and an empty column
+  m.rows = 4;
+  m.cols = 4;
+  m.rowptr = {0, 2, 3, 5, 5};
+  m.col = {0, 2, 1, 0, 1};
+  m.val = {1, 2, 3, 4, 5};
+  const react::ColumnOrder o = react::csrByColumns(m);
+  CHECK(o.byColumns == react::convertFormat(react::csrToSparse(m), Format::csc()));
+  CHECK(o.byColumns.levels[1].pos == std::vector<int64_t>{0, 2, 4, 5, 5});
+  CHECK(o.byColumns.levels[1].crd == std::vector<int32_t>{0, 2, 1, 2, 0});
+  CHECK(o.source == std::vector<int64_t>{0, 3, 2, 4, 1});
+  const CsrMatrix big = react::uniformRandom(300, 200, 4.0, 3);
+  const react::ColumnOrder b = react::csrByColumns(big);
+  CHECK(b.byColumns == react::convertFormat(react::csrToSparse(big), Format::csc()));
+  for (size_t q = 0; q < b.source.size(); ++q) CHECK(big.val[static_cast<size_t>(b.source[q])] == b.byColumns.val[q]);
+}
+
 TEST_CASE("sparse tensors: every format and ordering of rank 2 and 3 round-trips against a dense reference") {
   for (int rank : {2, 3}) {
     const std::vector<int64_t> shape = rank == 2 ? std::vector<int64_t>{9, 7} : std::vector<int64_t>{5, 4, 6};

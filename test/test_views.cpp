@@ -151,7 +151,7 @@ TEST_CASE("views: checkCsrView finds broken csr arrays, names the tensor, and sk
   TensorView v;
   v.csr = true;
   v.shape = {m.rows, m.cols};
-  v.data = ReactTensor{m.val.data(), m.nnz(), {}, {}};
+  v.data = ReactTensor{m.val.data(), m.nnz(), {}, {}, nullptr};
   v.data.pos[1] = m.rowptr.data();
   v.data.crd[1] = m.col.data();
   CHECK(errorOf([&] { checkCsrView("S", v); }) == "");
@@ -209,4 +209,57 @@ TEST_CASE("views: a transposed input is made once by bind, and at every run by a
     CHECK(h.values("A").size() == want.val.size());
     for (size_t q = 0; q < want.val.size(); ++q) CHECK(h.values("A")[q] == doctest::Approx(want.val[q]).epsilon(1e-12));
   }
+}
+
+// A csr S whose rows crowd more than its columns (a power-law graph's) is walked by its columns:
+// bind makes the walk (its csc copy and each entry's csr position) and the results land at the
+// csr positions; its transpose, and the same kernel bound to views (given no walk), walk the rows.
+TEST_CASE("views: SDDMM walks a csr S by its columns where bound, by its rows through views") {
+  const CsrMatrix crowded = powerLaw(600, 6, 12);
+  CHECK(walksByColumns(crowded));
+  ColumnOrder byColumns = csrByColumns(crowded);
+  CsrMatrix transposed;  // the csc arrays of S are the csr arrays of its transpose
+  transposed.rows = crowded.cols;
+  transposed.cols = crowded.rows;
+  transposed.rowptr = byColumns.byColumns.levels[1].pos;
+  transposed.col = byColumns.byColumns.levels[1].crd;
+  transposed.val = byColumns.byColumns.val;
+  CHECK(!walksByColumns(transposed));
+  for (ValueType type : {ValueType::Float64, ValueType::Float32})
+    for (const CsrMatrix* s : std::vector<const CsrMatrix*>{&crowded, &transposed}) {
+      INFO(toString(type) << (s == &crowded ? " crowded rows" : " crowded columns"));
+      CompileOptions options;
+      options.jit = test::testCache();
+      options.fusion = FusionMode::React;
+      options.target = Target::Kokkos;
+      Environment env;
+      env.declare("S", {s->rows, s->cols}, Format::csr(), type);
+      env.declare("B", {s->rows, 48}, Format::dense(2), type);
+      env.declare("C", {48, s->cols}, Format::dense(2), type);
+      const Program program = parseProgram("A = S * (B @ C)", env);
+      const Kernel k = Kernel::compile(program, options);
+      REQUIRE(k.loops().columnWalks.size() == 1);
+      const std::string walk = k.loops().columnWalks.begin()->first;
+      CsrMatrix stored = *s;
+      stored.setValueType(type);
+      TensorValues inputs{{"S", stored}, {"B", randomDense({s->rows, 48}, 13)}, {"C", randomDense({48, s->cols}, 14)}};
+      for (auto& [name, value] : inputs) setValueType(value, type);
+      const TensorValues want = interpret(k.tree(), inputs);
+
+      BoundKernel bound = k.bind(inputs);
+      const bool walked = bound.prepared && bound.prepared->count(walk);
+      CHECK(walked == (s == &crowded));
+      bound.run();
+      bound.run();  // the walk's stores land where the first run's did
+      test::requireClose(program, bound.results(), want, "bound");
+
+      HostViews h;
+      for (const auto& [name, value] : inputs) h.add(name, value);
+      h.addResults(k);
+      k.bindViews(h.views).run();
+      const CsrMatrix& a = std::get<CsrMatrix>(want.at("A"));
+      REQUIRE(h.values("A").size() == a.val.size());
+      const double tolerance = type == ValueType::Float32 ? 1e-5 : 1e-12;
+      for (size_t q = 0; q < a.val.size(); ++q) CHECK(h.values("A")[q] == doctest::Approx(a.val[q]).epsilon(tolerance));
+    }
 }

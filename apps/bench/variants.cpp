@@ -133,6 +133,7 @@ class ReactInstance : public Instance {
     return kernel_.target() == Target::OpenMP ? omp_get_max_threads() : kernel_.library().runtime.concurrency();
   }
   bool followsOpenMPThreads() const override { return kernel_.target() == Target::OpenMP; }
+  const BoundKernel& bound() const { return bound_; }
   std::string space() const override {
     return kernel_.target() == Target::OpenMP ? "host" : kernel_.library().runtime.describe();
   }
@@ -243,6 +244,9 @@ Prepared prepareVariant(const VariantSpec& v, const BenchKernel& k, const Tensor
   // As taco-best's column-major C: a layout made once for every run, reported beside the timings.
   for (const auto& [copy, input] : kernel.loops().transposedInputs)
     p.note += "; " + input + " transposed when bound, in " + formatMilliseconds(secondsSince(start)) + " (not timed)";
+  const BoundKernel& bound = instance->bound();
+  for (const auto& [walk, input] : kernel.loops().columnWalks)
+    if (bound.prepared && bound.prepared->count(walk)) p.note += "; " + input + " walked by its columns (copied when bound, not timed)";
   p.instance = std::move(instance);
   if (v.target == Target::Kokkos && !kernel.library().runtime.hostAccessible()) p.device = &kernel.library().runtime;
   return p;

@@ -155,7 +155,7 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
     v.shape = a.shape;
     v.valueType = decl.valueType;
     v.memory = a.memory;
-    v.data = ReactTensor{a.data, a.size(), {}, {}};
+    v.data = ReactTensor{a.data, a.size(), {}, {}, nullptr};
     deviceId_ = a.deviceId;
   } else if (py::isinstance<DLPackCsr>(value)) {
     const DLPackCsr& m = value.cast<const DLPackCsr&>();
@@ -171,7 +171,7 @@ void CallArguments::addInput(const std::string& name, py::handle value) {
     v.shape = {m.rows, m.cols};
     v.valueType = decl.valueType;
     v.memory = vals.memory;
-    v.data = ReactTensor{vals.data, vals.size(), {}, {}};
+    v.data = ReactTensor{vals.data, vals.size(), {}, {}, nullptr};
     v.data.pos[1] = static_cast<const int64_t*>(pos.data);  // csr's column level
     v.data.crd[1] = static_cast<const int32_t*>(crd.data);
     deviceId_ = vals.deviceId;
@@ -250,12 +250,12 @@ py::list CallArguments::allocateResults(bool copyPatterns) {
     py::object array;
     if (v.memory == MemorySpace::Device) {
       DeviceArray device = deviceArray(kernel_.library().runtime, shape, r.valueType, deviceId_, "result '" + r.name + "'");
-      v.data = ReactTensor{device.data, device.elements, {}, {}};
+      v.data = ReactTensor{device.data, device.elements, {}, {}, nullptr};
       array = device.capsule;
     } else {
       py::array host = r.valueType == ValueType::Float32 ? py::array(py::array_t<float>(shape))
                                                          : py::array(py::array_t<double>(shape));
-      v.data = ReactTensor{host.mutable_data(), host.size(), {}, {}};
+      v.data = ReactTensor{host.mutable_data(), host.size(), {}, {}, nullptr};
       array = r.sparse && copyPatterns ? py::object(withPatternCopies(r, host)) : py::object(host);
     }
     views_[r.name] = std::move(v);

@@ -194,6 +194,15 @@ SparseTensor convertFormat(const SparseTensor& t, const Format& format);
 
 SparseTensor csrToSparse(CsrMatrix csr);         // format csr, CsrMatrix's arrays exactly
 CsrMatrix sparseToCsr(const SparseTensor& t);    // any format of rank 2; csr's arrays exactly
+// A csr matrix's stored entries walked by columns: its csc form (the same shape, values and value
+// type; within a column the rows increase) and, for each of its stored entries, that entry's
+// position in the csr arrays. A kernel that walks a csr matrix by columns reads this and stores
+// its results at the csr positions.
+struct ColumnOrder {
+  SparseTensor byColumns;
+  std::vector<int64_t> source;
+};
+ColumnOrder csrByColumns(const CsrMatrix& m);
 // The values at their coordinates (rank 0 tensors are not sparse tensors); entries a format with
 // a non-unique last level repeats are summed.
 DenseTensor sparseToDense(const SparseTensor& t);

@@ -137,6 +137,40 @@ CsrMatrix sparseToCsr(const SparseTensor& t) {
   return m;
 }
 
+// A counting sort of the entries by column, rows in order within each: stable, so a column's rows
+// increase as csc requires.
+ColumnOrder csrByColumns(const CsrMatrix& m) {
+  ColumnOrder o;
+  SparseTensor& t = o.byColumns;
+  t.format = Format::csc();
+  t.shape = {m.rows, m.cols};
+  detail::checkCoordinateBits(t.shape, "csrByColumns");  // the rows become coordinates
+  t.valueType = m.valueType;
+  t.levels.resize(2);
+  std::vector<int64_t>& pos = t.levels[1].pos;
+  std::vector<int32_t>& crd = t.levels[1].crd;
+  const int64_t nnz = m.nnz();
+  const std::string what = "a csr matrix by columns (" + std::to_string(nnz) + " entries)";
+  // Per entry a row (4 bytes), a value and its csr position (8 each); a position per column.
+  allocateOrThrow(what, checkedElementCount({nnz + m.cols + 1}, 20, what) * 20, [&] {
+    pos.assign(static_cast<size_t>(m.cols) + 1, 0);
+    crd.resize(static_cast<size_t>(nnz));
+    t.val.resize(static_cast<size_t>(nnz));
+    o.source.resize(static_cast<size_t>(nnz));
+  });
+  for (int32_t c : m.col) ++pos[static_cast<size_t>(c) + 1];
+  for (size_t c = 0; c < static_cast<size_t>(m.cols); ++c) pos[c + 1] += pos[c];
+  std::vector<int64_t> next(pos.begin(), pos.end() - 1);
+  for (int64_t r = 0; r < m.rows; ++r)
+    for (int64_t p = m.rowptr[static_cast<size_t>(r)]; p < m.rowptr[static_cast<size_t>(r) + 1]; ++p) {
+      const size_t q = static_cast<size_t>(next[static_cast<size_t>(m.col[static_cast<size_t>(p)])]++);
+      crd[q] = static_cast<int32_t>(r);
+      t.val[q] = m.val[static_cast<size_t>(p)];
+      o.source[q] = p;
+    }
+  return o;
+}
+
 DenseTensor sparseToDense(const SparseTensor& t) {
   t.validate();
   DenseTensor d(t.shape);

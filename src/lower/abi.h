@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 /* The version of what this header defines (docs/abi.md, "Versions"): every change to it that a
- * kernel or its host would read differently counts one up. 2: per-level pos and crd. */
-#define REACT_ABI_VERSION 2
+ * kernel or its host would read differently counts one up. 2: per-level pos and crd. 3: source. */
+#define REACT_ABI_VERSION 3
 
 /* The storage levels a sparse tensor argument may have (its rank; formats/levels.hpp). */
 #define REACT_MAX_LEVELS 8
@@ -20,12 +20,15 @@
  * storage level l: pos[l] where the level is compressed (one more than the positions of the level
  * above), crd[l] where it is compressed or singleton (the coordinate at each position); null for
  * a dense level and beyond the tensor's levels. csr: pos[1] = row positions (rows+1), crd[1] =
- * column coordinates. A dense tensor passes none. */
+ * column coordinates. A dense tensor passes none. A csr matrix's entries walked by its columns (a
+ * prepared argument: the matrix in csc) pass in `source` each entry's position in the csr arrays;
+ * every other argument passes null. */
 typedef struct ReactTensor {
   void* vals;    /* values (dense row-major, or one per position of the last level): double or float, as the tensor's value type */
   int64_t nnz;   /* values length: stored entries, or dense size */
   const int64_t* pos[REACT_MAX_LEVELS];
   const int32_t* crd[REACT_MAX_LEVELS];
+  const int64_t* source;
 } ReactTensor;
 
 /* Every kernel: tensors in the kernel's argument order (inputs, then outputs), then the extents

@@ -222,7 +222,7 @@ Kernel::TemporaryStorage Kernel::temporaryStorage(const std::map<std::string, in
   std::string list;
   for (const auto& [name, s] : loops_.tensors) {
     if (s.decl.role != TensorRole::Temporary) continue;
-    if (!withPrepared && loops_.transposedInputs.count(name)) continue;
+    if ((!withPrepared && loops_.transposedInputs.count(name)) || loops_.columnWalks.count(name)) continue;
     std::vector<int64_t> extents;
     if (s.decl.format.hasSparseLevel()) {
       extents = {s.shrunk() ? 1 : patternNnz(s.decl.pattern)};
@@ -300,6 +300,19 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
     const TensorData& t = b.prepared->emplace(name, transposed(std::get<DenseTensor>(inputData(input)), name)).first->second;
     b.preparedBytes += static_cast<int64_t>(sizeof(double)) * std::get<DenseTensor>(t).size();
   }
+  for (const auto& [name, input] : loops_.columnWalks) {
+    const TensorData& data = inputData(input);
+    const CsrMatrix* csr = std::get_if<CsrMatrix>(&data);
+    std::optional<CsrMatrix> converted;
+    if (!csr) csr = &converted.emplace(sparseToCsr(std::get<SparseTensor>(data)));
+    if (!walksByColumns(*csr)) continue;
+    ColumnOrder walk = csrByColumns(*csr);
+    b.preparedBytes += walk.byColumns.nnz() * static_cast<int64_t>(sizeof(double) + sizeof(int32_t) + sizeof(int64_t));
+    if (!b.prepared) b.prepared = std::make_shared<TensorValues>();
+    if (!b.sources) b.sources = std::make_shared<std::map<std::string, std::vector<int64_t>>>();
+    b.prepared->emplace(name, std::move(walk.byColumns));
+    b.sources->emplace(name, std::move(walk.source));
+  }
   b.temporaries = temporaries.what;
   b.temporaryBytes = temporaries.bytes;
   if (memory() == MemorySpace::Device) {
@@ -308,14 +321,24 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
   }
   for (const std::string& name : loops_.args) {
     const TensorDecl& d = loops_.tensors.at(name).decl;
-    const bool isOutput = d.role == TensorRole::Output;
-    const TensorData& v = loops_.transposedInputs.count(name) ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputData(name);
+    const bool isOutput = d.role == TensorRole::Output, walk = loops_.columnWalks.count(name) > 0;
+    if (walk && !(b.prepared && b.prepared->count(name))) {  // not made: the kernel walks the rows
+      b.args.push_back(ReactTensor{});
+      continue;
+    }
+    const TensorData& v =
+        loops_.transposedInputs.count(name) || walk ? b.prepared->at(name) : isOutput ? outputs.at(name) : inputData(name);
     const std::vector<double>& values = valuesOf(v);
-    ReactTensor t{const_cast<double*>(values.data()), static_cast<int64_t>(values.size()), {}, {}};
+    ReactTensor t{const_cast<double*>(values.data()), static_cast<int64_t>(values.size()), {}, {}, nullptr};
     for (const LevelArray& a : levelArrays(v)) {
       const void* data = b.device ? b.device->upload(a.data, a.bytes) : a.data;
       if (a.positions) t.pos[a.level] = static_cast<const int64_t*>(data);
       else t.crd[a.level] = static_cast<const int32_t*>(data);
+    }
+    if (walk) {
+      const std::vector<int64_t>& source = b.sources->at(name);
+      const size_t bytes = sizeof(int64_t) * source.size();
+      t.source = static_cast<const int64_t*>(b.device ? b.device->upload(source.data(), bytes) : source.data());
     }
     if (d.valueType == ValueType::Float32) {
       if (!b.floats) b.floats = std::make_shared<FloatCopies>();

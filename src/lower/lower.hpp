@@ -29,6 +29,11 @@ struct LoopProgram {
   // Prepared arguments (ir::StmtKind::Prepare), each the transposed copy of an input: Kernel::bind
   // makes them once, and a kernel not given one (bound to views) makes it at every run.
   std::map<std::string, std::string> transposedInputs;  // prepared argument -> the input
+  // Prepared arguments that a kernel may be given or not, each a csr input's stored entries by
+  // columns (formats' csrByColumns: csc, and each entry's csr position): Kernel::bind makes one
+  // where walking the matrix by columns is the faster walk (walksByColumns), and the kernel walks
+  // the rows where it has none (passes/column_walks.cpp).
+  std::map<std::string, std::string> columnWalks;  // prepared argument -> the csr input
   std::vector<std::string> patternArgs;   // args that own their sparse pattern (positions, coordinates)
   // Results stored at a pattern the kernel's merge loops assemble: Kernel::bind assembles it from
   // the operands' patterns (mergedPattern) before the kernel fills its values.
@@ -201,6 +206,12 @@ struct ResultLayout {
   Format format;
 };
 
+// Is a csr matrix walked faster by its columns than by its rows, where a kernel gathers a dense
+// row at each stored entry's coordinate (SDDMM's entry lanes)? Kernel::bind makes the kernel's
+// column walks (LoopProgram::columnWalks) of the matrices where it is (column_walks.cpp says how
+// it decides, and why).
+bool walksByColumns(const CsrMatrix& m);
+
 class Kernel;
 struct DeviceCopies;
 struct FloatCopies;
@@ -235,7 +246,9 @@ class BoundKernel {
   // Inputs given in the format they were declared in, converted to the one kernels iterate
   // (TensorDecl::given: coo's entries as dcsr or csf); null when none.
   std::shared_ptr<TensorValues> converted;
-  int64_t preparedBytes = 0;             // their size
+  // The column walks' csr positions (ReactTensor::source), by prepared argument; null when none.
+  std::shared_ptr<std::map<std::string, std::vector<int64_t>>> sources;
+  int64_t preparedBytes = 0;             // their size, sources included
   // What the kernel allocates at every run (its temporaries), for the error when it cannot.
   std::string temporaries;
   int64_t temporaryBytes = 0;

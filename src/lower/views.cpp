@@ -52,7 +52,9 @@ BoundKernel Kernel::bindViews(const TensorViews& arguments) const {
   b.kernel_ = this;
   b.hostCopy_ = BoundKernel::HostCopy::InViews;
   for (const std::string& name : loops_.args) {
-    if (loops_.transposedInputs.count(name)) {  // made by the kernel at every run, from the view it copies
+    // A transposed copy is made by the kernel at every run, from the view it copies; with no
+    // column walk the kernel walks the rows.
+    if (loops_.transposedInputs.count(name) || loops_.columnWalks.count(name)) {
       b.args.push_back(ReactTensor{});
       continue;
     }

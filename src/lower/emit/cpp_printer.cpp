@@ -137,6 +137,7 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::Single: return single(*s);
     case StmtKind::IfDevice: return ifDevice(*s);
     case StmtKind::IfLongRows: internalError("the printer met a choice of row forms outside a Kokkos nest");
+    case StmtKind::IfColumnWalk: internalError("the printer met a choice of walks outside a Kokkos nest");
     case StmtKind::EntryRuns: internalError("the printer met entry runs outside a Kokkos nest");
     case StmtKind::EntryLanes: internalError("the printer met entry lanes outside a Kokkos nest");
     case StmtKind::Nest: return productOrNest(*s);
@@ -270,6 +271,7 @@ std::string CppPrinter::print() {
         if (f.level(l).storesCoordinates())
           arrays += "const int32_t* const " + mangle(Name{Role::Coordinates, name, l}) + " = " + a + ".crd" + level + "; ";
       }
+      if (p_.columnWalks.count(name)) arrays += "const int64_t* const " + mangle(Name{Role::EntrySources, name}) + " = " + a + ".source; ";
       line(arrays + "const int64_t " + mangle(Name{Role::StoredEntries, name}) + " = " + a + ".nnz;");
     }
     line("const int64_t " + size + " = " + a + ".nnz; (void)" + size + ";");

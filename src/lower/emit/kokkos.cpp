@@ -128,12 +128,9 @@ class KokkosPrinter : public CppPrinter {
     } else if (s->kind == StmtKind::Comment || s->kind == StmtKind::Let || s->kind == StmtKind::Allocate) {
       stmt(s);
     } else if (s->kind == StmtKind::IfLongRows) {
-      open("if (react_longest_row(" + mangle(s->name) + ", " + hostExpr(s->value) + ") > " + std::to_string(s->longRow) + ") {");
-      launch(s->body[0]);
-      close("} else {");
-      ++depth_;
-      launch(s->body[1]);
-      close();
+      launchBranches("if (react_longest_row(" + mangle(s->name) + ", " + hostExpr(s->value) + ") > " + std::to_string(s->longRow) + ") {", *s);
+    } else if (s->kind == StmtKind::IfColumnWalk) {
+      launchBranches("if (" + mangle(s->name) + " > 0) {", *s);
     } else if (s->kind == StmtKind::EntryRuns) {
       entryRuns(*s);
     } else if (s->kind == StmtKind::EntryLanes) {
@@ -147,6 +144,16 @@ class KokkosPrinter : public CppPrinter {
       else stmt(s);
       close("});");
     }
+  }
+
+  // Two forms of a nest's launches, chosen on the host by `head`'s condition.
+  void launchBranches(const std::string& head, const StmtNode& s) {
+    open(head);
+    launch(s.body[0]);
+    close("} else {");
+    ++depth_;
+    launch(s.body[1]);
+    close();
   }
 
   std::string kernelLabel() {

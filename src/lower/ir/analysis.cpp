@@ -41,6 +41,12 @@ std::string tensorOf(const ExprNode& e) {
 
 std::string writtenTensor(const StmtNode& assign) { return tensorOf(*assign.target); }
 
+std::string freeTensorName(const std::string& base, const std::function<bool(const std::string&)>& taken) {
+  std::string name = base;
+  for (int n = 1; taken(name); ++n) name = base + std::to_string(n);
+  return name;
+}
+
 bool writesMemory(const StmtNode& s) { return s.kind == StmtKind::Assign || (s.kind == StmtKind::EntryRuns && s.target); }
 
 bool writesTensor(const Stmt& s, const std::string& tensor) {

@@ -3,6 +3,7 @@
 
 #include "lower/ir/ir.hpp"
 
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -85,5 +86,8 @@ std::string writtenTensor(const StmtNode& assign);
 bool writesMemory(const StmtNode& s);
 // Does an assignment in `s` (or `s` itself) write `tensor`?
 bool writesTensor(const Stmt& s, const std::string& tensor);
+// A name for a tensor a pass adds (a copy of an input): `base`, or where `taken` says that name
+// is in use, base1, base2, ...
+std::string freeTensorName(const std::string& base, const std::function<bool(const std::string&)>& taken);
 
 }  // namespace react::ir

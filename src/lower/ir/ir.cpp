@@ -240,6 +240,14 @@ Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt 
   return make(std::move(n));
 }
 
+Stmt ifColumnWalk(Name storedEntries, Stmt columnForm, Stmt rowForm) {
+  StmtNode n;
+  n.kind = StmtKind::IfColumnWalk;
+  n.name = std::move(storedEntries);
+  n.body = {std::move(columnForm), std::move(rowForm)};
+  return make(std::move(n));
+}
+
 namespace {
 // What entry runs and entry lanes share: the entries [0, entries) of the rows [0, rows) a level's
 // positions delimit, their counters, and the accumulator each declares.

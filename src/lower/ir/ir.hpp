@@ -33,6 +33,7 @@ enum class Role {
   Extent,         // an index's extent, passed at run time
   Index,          // an index's coordinate (a dense loop's counter)
   Position,       // a position loop's counter: the position of the stored entry it visits
+  EntrySources,   // a column walk's csr positions of its entries (ReactTensor::source)
   Generated,      // react's own names (acc, lane_acc, hoisted0): never derived from user text
 };
 struct Name {
@@ -128,6 +129,12 @@ enum class StmtKind {
   // body[1] (two forms of one nest, alike but for speed); `name`: the matrix's row positions,
   // `value`: its rows. Measured once per positions array (react_longest_row in the prelude).
   IfLongRows,
+  // Kokkos: body[0] where the kernel was given the column walk whose stored entries `name` (role
+  // StoredEntries) counts, and it holds any, else body[1] (two forms of one nest, alike but for
+  // speed). A column walk is a prepared argument, a csr input's entries by columns
+  // (LoopProgram::columnWalks): Kernel::bind makes it where the matrix's rows are more skewed
+  // than its columns, and gives none elsewhere (passes/column_walks.cpp).
+  IfColumnWalk,
   // Kokkos: the stored entries [0, hi) of a csr matrix (`name`: its row positions, `value`: its
   // rows) in runs of `runLength` consecutive entries, one run per lane whatever their rows;
   // body per entry, `counter` its position and `rowCounter` its row. With a `target` (an element
@@ -294,6 +301,7 @@ Stmt fill(const std::string& tensor, Type t, double init);
 Stmt single(std::vector<Stmt> body);
 Stmt ifDevice(Stmt onDevice, Stmt onHost, bool forced);
 Stmt ifLongRows(Name positions, Expr rows, int64_t longRow, Stmt longForm, Stmt rowForm);
+Stmt ifColumnWalk(Name storedEntries, Stmt columnForm, Stmt rowForm);
 // Entry runs (see StmtKind::EntryRuns) that add into `target` through `accumulator` when one is
 // given (a null target: none).
 Stmt entryRuns(Name entry, Name row, Name positions, Expr rows, Expr entries, int64_t runLength, std::vector<Stmt> body,

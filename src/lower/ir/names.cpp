@@ -11,7 +11,7 @@ namespace react::ir {
 // glibc's st_, si_, sa_, va_ and d_ (st_mtime, va_arg, d_fileno) are among those left out.
 std::string mangle(const Name& n) {
   static const char* const prefixes[] = {"val_", "ptr_", "crd_", "nnz_", "len_", "buf_",
-                                         "blk_", "loc_", "ext_", "ix_",  "p_"};
+                                         "blk_", "loc_", "ext_", "ix_",  "p_",   "src_"};
   if (n.role == Role::Generated) return n.text;
   const std::string& name = n.text;
   std::string id = prefixes[static_cast<int>(n.role)];

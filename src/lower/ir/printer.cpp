@@ -91,6 +91,7 @@ class TextPrinter {
       case StmtKind::IfDevice: return branches(s->forcedOrder ? "if device (forced) {" : "if device {", *s);
       case StmtKind::IfLongRows:
         return branches("if longest_row(" + mangle(s->name) + ", " + print(s->value) + ") > " + std::to_string(s->longRow) + " {", *s);
+      case StmtKind::IfColumnWalk: return branches("if column walk given (" + mangle(s->name) + " > 0) {", *s);
       case StmtKind::EntryRuns: {
         std::string head = "for " + mangle(s->counter) + " in [0, " + print(s->hi) + ") in runs of " + std::to_string(s->runLength) +
                            ", " + mangle(s->rowCounter) + " its row of " + mangle(s->name) + "[0.." + print(s->value) + "]";
@@ -155,7 +156,7 @@ class TextPrinter {
   void body(const std::vector<Stmt>& b) {
     for (const Stmt& s : b) stmt(s);
   }
-  // A statement of two branches (IfDevice, IfLongRows) under the line `head`.
+  // A statement of two branches (IfDevice, IfLongRows, IfColumnWalk) under the line `head`.
   void branches(const std::string& head, const StmtNode& s) {
     open(head);
     stmt(s.body[0]);

@@ -149,6 +149,13 @@ class Verifier {
         body({s->body[0]});
         body({s->body[1]});
         return;
+      case StmtKind::IfColumnWalk:
+        if (s->body.size() != 2) fail("an IfColumnWalk without two branches", s);
+        if (s->name.role != Role::StoredEntries || !k_.columnWalks.count(s->name.text))
+          fail("an IfColumnWalk over '" + mangle(s->name) + "', not a column walk's stored entries", s);
+        body({s->body[0]});
+        body({s->body[1]});
+        return;
       case StmtKind::EntryRuns: return entryRuns(s);
       case StmtKind::EntryLanes: return entryLanes(s);
       case StmtKind::Comment: return;
@@ -345,13 +352,19 @@ class Verifier {
           if (!shared.count(Name{Role::Index, index})) fail("entry lanes whose sum reads at an index of its own", s);
       }
     });
+    // A column walk's entries are a csr matrix's by columns: the uses store at its entries, whose
+    // rows are the walk's coordinates.
+    const std::string &row = s->rowCounter.text, &coordinate = s->body[0]->name.text;
+    const bool byColumns = k_.columnWalks.count(s->name.text) > 0;
     for (size_t k = 2; k < s->body.size(); ++k) {
       const StmtNode& use = *s->body[k];
+      if (use.kind == StmtKind::Let && !use.isMutable) continue;
       const bool access = use.kind == StmtKind::Assign && use.target->kind == ExprKind::Access;
       if (access) tensor(use.target->tensor, s);  // fails on an unknown tensor
       if (use.kind != StmtKind::Assign || use.atomic || use.update != Update::Set ||
           (!access && use.target->kind != ExprKind::Load) ||
-          (access && !atStoredEntry(*use.target, s->rowCounter.text, s->body[0]->name.text, k_.tensors)))
+          (access && !(byColumns ? atStoredEntry(*use.target, coordinate, row, k_.tensors)
+                                 : atStoredEntry(*use.target, row, coordinate, k_.tensors))))
         fail("entry lanes that do more with an entry's sum than store at the entry", s);
     }
     scopes_.emplace_back();

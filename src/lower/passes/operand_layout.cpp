@@ -63,9 +63,7 @@ struct OperandLayout : Mutator {
         if (c.name == name) return true;
       return false;
     };
-    std::string name = read.tensor + "_t";
-    for (int n = 1; taken(name); ++n) name = read.tensor + "_t" + std::to_string(n);
-    return copies[read.tensor] = TransposedCopy{name, read.type};
+    return copies[read.tensor] = TransposedCopy{freeTensorName(read.tensor + "_t", taken), read.type};
   }
 
   // Does the loop read along its index: the innermost loop of a CPU thread, the lanes of a GPU's?

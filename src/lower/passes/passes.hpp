@@ -70,6 +70,11 @@ LoopProgram accumulateInRegisters(const LoopProgram& p);
 // then the lanes along the sum for several entries at once.
 LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
 
+// Kokkos: entry lanes over a csr input run over the input's entries by columns instead where the
+// kernel is given them so (a column walk, LoopProgram::columnWalks; column_walks.cpp says when
+// and why), each entry's results stored at its csr position (IfColumnWalk: both forms).
+LoopProgram walkColumns(const LoopProgram& p);
+
 // The rows of a Parallel loop `row` whose statement `entries` runs over the row's stored positions
 // (positions[r] .. positions[r + 1]; `count` of them in all), handed to the workers in chunks of
 // `chunkLength` positions regardless of rows: a Parallel loop over the chunks (react_chunk) that

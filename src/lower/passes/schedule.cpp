@@ -14,6 +14,7 @@ std::vector<Pass> pipeline(Target target, const EmitOptions& options) {
   if (target == Target::Kokkos) {
     passes.push_back({"recompute-entries", recomputeEntrywise});
     if (reassociate) passes.push_back({"dense-lanes", mapLanesToDenseReductions});
+    if (reassociate) passes.push_back({"column-walks", walkColumns});
     if (reassociate) passes.push_back({"fibre-chunks", chunkFibres});
     if (reassociate) passes.push_back({"reduction-runs", runRowReductions});
     passes.push_back({"operand-layout", [](const LoopProgram& p) { return transposeStridedOperands(p, Target::Kokkos); }});
