@@ -225,6 +225,16 @@ TEST_CASE("views: SDDMM walks a csr S by its columns where bound, by its rows th
   transposed.col = byColumns.byColumns.levels[1].crd;
   transposed.val = byColumns.byColumns.val;
   CHECK(!walksByColumns(transposed));
+  CsrMatrix wide;  // the rows crowd, but a position per column would outnumber the entries
+  wide.rows = 2;
+  wide.cols = 1000;
+  wide.rowptr = {0, 6, 6};
+  wide.col = {0, 1, 2, 3, 4, 5};
+  wide.val = {1, 1, 1, 1, 1, 1};
+  CHECK(!walksByColumns(wide));
+  wide.cols = 6;
+  CHECK(walksByColumns(wide));
+  CHECK(!walksByColumns(CsrMatrix{}));
   for (ValueType type : {ValueType::Float64, ValueType::Float32})
     for (const CsrMatrix* s : std::vector<const CsrMatrix*>{&crowded, &transposed}) {
       INFO(toString(type) << (s == &crowded ? " crowded rows" : " crowded columns"));

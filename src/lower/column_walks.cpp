@@ -21,6 +21,9 @@ constexpr double kColumnWalkSkew = 2.0;
 }  // namespace
 
 bool walksByColumns(const CsrMatrix& m) {
+  // The walk keeps a position per column: never more of them than entries (a matrix of 2^31
+  // columns and a few entries would otherwise cost gigabytes here and in the walk).
+  if (m.nnz() == 0 || m.cols > m.nnz()) return false;
   std::vector<double> columns(static_cast<size_t>(m.cols), 0.0);
   for (int32_t c : m.col) ++columns[static_cast<size_t>(c)];
   double rowSquares = 0, columnSquares = 0;
@@ -29,7 +32,7 @@ bool walksByColumns(const CsrMatrix& m) {
     rowSquares += length * length;
   }
   for (double c : columns) columnSquares += c * c;
-  return m.nnz() > 0 && rowSquares >= kColumnWalkSkew * columnSquares;
+  return rowSquares >= kColumnWalkSkew * columnSquares;
 }
 
 }  // namespace react
