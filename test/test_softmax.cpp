@@ -188,3 +188,35 @@ TEST_CASE("softmax: JIT kernels of both emitters agree with the direct computati
       }
     }
 }
+
+// The stable softmax's exponentials exp(S(i,j) - max) are set at every stored entry before any read
+// (recompute-entries): their storage is allocated unfilled, and in a bounds-checked kernel filled
+// with NaN instead, which a read before the set would carry into the result. A power-law graph's
+// rows above 1,024 entries take the runs form (reduction-runs), the others the row form.
+TEST_CASE("softmax: on Kokkos the exponentials are set before they are read, in both row forms") {
+  const CsrMatrix longRows = powerLaw(3000, 4, 5);
+  int64_t longest = 0;
+  for (int64_t r = 0; r < longRows.rows; ++r) longest = std::max(longest, longRows.rowptr[r + 1] - longRows.rowptr[r]);
+  REQUIRE(longest > 1024);
+  const CsrMatrix bcsstk16 = readMatrixMarketCsr(sharedMatrixDir() + "/bcsstk16.mtx");
+  const std::vector<const CsrMatrix*> matrices{&longRows, &bcsstk16};
+  std::vector<Program> programs;
+  for (const CsrMatrix* s : matrices) programs.push_back(parseProgram("A = softmax(S, axis=1)", csrEnv(*s)));
+  CompileOptions o;
+  o.fusion = FusionMode::React;
+  o.target = Target::Kokkos;
+  o.jit = testCache();
+  o.emit.boundsCheck = true;
+  const std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+  for (size_t m = 0; m < matrices.size(); ++m) {
+    INFO(kernels[m].loops().str());
+    CHECK(kernels[m].loops().str().find("(set before read) (shared by every thread)") != std::string::npos);
+    CHECK(kernels[m].source().find(", static_cast<double>(NAN));") != std::string::npos);
+    const TensorValues inputs{{"S", *matrices[m]}};  // borrowed by the bound kernel
+    BoundKernel bound = kernels[m].bind(inputs);
+    for (int call = 0; call < 2; ++call) {
+      bound.run();
+      checkSoftmax(std::get<CsrMatrix>(bound.results().at("A")), *matrices[m], "call " + std::to_string(call));
+    }
+  }
+}

@@ -12,6 +12,8 @@
 // none reaches kColumnWalkSkew, so they keep the rows' walk and need no copy.
 #include "lower/lower.hpp"
 
+#include <limits>
+
 namespace react {
 
 namespace {
@@ -24,6 +26,8 @@ bool walksByColumns(const CsrMatrix& m) {
   // The walk keeps a position per column: never more of them than entries (a matrix of 2^31
   // columns and a few entries would otherwise cost gigabytes here and in the walk).
   if (m.nnz() == 0 || m.cols > m.nnz()) return false;
+  // Its coordinates are the rows, 32-bit as every level's.
+  if (m.rows > std::numeric_limits<int32_t>::max()) return false;
   std::vector<double> columns(static_cast<size_t>(m.cols), 0.0);
   for (int32_t c : m.col) ++columns[static_cast<size_t>(c)];
   double rowSquares = 0, columnSquares = 0;

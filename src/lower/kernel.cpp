@@ -305,6 +305,11 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
     const CsrMatrix* csr = std::get_if<CsrMatrix>(&data);
     std::optional<CsrMatrix> converted;
     if (!csr) csr = &converted.emplace(sparseToCsr(std::get<SparseTensor>(data)));
+    try {  // the walk is built on the host from the matrix's arrays: they must be valid
+      csr->validate();
+    } catch (const UserError& e) {
+      throw UserError("kernel: input '" + input + "': " + e.what());
+    }
     if (!walksByColumns(*csr)) continue;
     ColumnOrder walk = csrByColumns(*csr);
     b.preparedBytes += walk.byColumns.nnz() * static_cast<int64_t>(sizeof(double) + sizeof(int32_t) + sizeof(int64_t));

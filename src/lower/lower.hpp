@@ -241,7 +241,9 @@ class BoundKernel {
   std::shared_ptr<DeviceCopies> device;  // null where the kernel reads host memory
   std::shared_ptr<FloatCopies> floats;   // the float32 tensors' float arrays on the host; null when none
   int64_t float32Bytes = 0;              // their size
-  // The prepared arguments (LoopProgram::transposedInputs), made here once for every run; null when none.
+  // The prepared arguments (LoopProgram::transposedInputs, and the column walks bind chose), made
+  // here once for every run from the inputs as they are now (a run reads them, not the inputs);
+  // Kernel::run, a bind for one run, makes them at every call. Null when none.
   std::shared_ptr<TensorValues> prepared;
   // Inputs given in the format they were declared in, converted to the one kernels iterate
   // (TensorDecl::given: coo's entries as dcsr or csf); null when none.

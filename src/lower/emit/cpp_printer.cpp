@@ -5,6 +5,7 @@
 #include "lower/ir/names.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace react {
 
@@ -144,6 +145,12 @@ void CppPrinter::stmt(const Stmt& s) {
     case StmtKind::Prepare: return prepare(*s);
     case StmtKind::Merge: return merge(*s);
   }
+}
+
+std::optional<double> CppPrinter::startValue(const StmtNode& a) const {
+  if (!a.uninitialized) return a.init;
+  if (o_.boundsCheck && isFloat(a.type)) return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
 }
 
 // A nest that is a plain dense product (passes/dense_product.cpp): the call to the target's

@@ -5,6 +5,7 @@
 #include "lower/ir/ir.hpp"
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace react::emit {
@@ -53,6 +54,10 @@ class CppPrinter {
   void privatesOf(const ir::StmtNode& l);
   // The elements an allocation holds where they are a constant (a size declared from literals), or 0.
   int64_t constantElements(const ir::StmtNode& allocate) const;
+  // The value a shared allocation's elements are set to before the nests: its init; for one
+  // allocated unfilled (every element set before it is read) none, but NaN in a bounds-checked
+  // kernel, so that a read before the set shows in the results rather than what a run left there.
+  std::optional<double> startValue(const ir::StmtNode& allocate) const;
   void line(const std::string& s);
   void open(const std::string& s) { line(s); ++depth_; }
   void close(const std::string& s = "}") { --depth_; line(s); }

@@ -52,9 +52,9 @@ class KokkosPrinter : public CppPrinter {
       return;
     }
     line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
-    if (!a.uninitialized)
+    if (const std::optional<double> start = startValue(a))
       line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
-           ")), " + literalText(a.init, a.type) + ");");
+           ")), " + literalText(*start, a.type) + ");");
   }
 
   // A view declared empty, allocated only when the caller did not give the tensor made.

@@ -78,7 +78,11 @@ class OpenMPPrinter : public CppPrinter {
     }
     lease(a);
     line(type + "* const " + values + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + expr(a.value) + "));");
-    if (!a.uninitialized) fill(a);
+    if (const std::optional<double> start = startValue(a)) {
+      ir::StmtNode filled = a;
+      filled.init = *start;
+      fill(filled);
+    }
   }
 
   // This site's workspace, leased for the run (the lambda's static: each lambda is a type of its own).

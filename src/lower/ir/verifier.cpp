@@ -149,13 +149,21 @@ class Verifier {
         body({s->body[0]});
         body({s->body[1]});
         return;
-      case StmtKind::IfColumnWalk:
+      case StmtKind::IfColumnWalk: {
         if (s->body.size() != 2) fail("an IfColumnWalk without two branches", s);
-        if (s->name.role != Role::StoredEntries || !k_.columnWalks.count(s->name.text))
+        auto walk = k_.columnWalks.find(s->name.text);
+        if (s->name.role != Role::StoredEntries || walk == k_.columnWalks.end())
           fail("an IfColumnWalk over '" + mangle(s->name) + "', not a column walk's stored entries", s);
+        // The walk's entry lanes where it is given, the matrix's where not.
+        auto over = [](const Stmt& b, const std::string& tensor) {
+          return b->kind == StmtKind::EntryLanes && b->name == Name{Role::Positions, tensor, 1};
+        };
+        if (!over(s->body[0], walk->first) || !over(s->body[1], walk->second))
+          fail("an IfColumnWalk whose branches are not entry lanes over the walk and over its matrix", s);
         body({s->body[0]});
         body({s->body[1]});
         return;
+      }
       case StmtKind::EntryRuns: return entryRuns(s);
       case StmtKind::EntryLanes: return entryLanes(s);
       case StmtKind::Comment: return;
@@ -358,7 +366,7 @@ class Verifier {
     const bool byColumns = k_.columnWalks.count(s->name.text) > 0;
     for (size_t k = 2; k < s->body.size(); ++k) {
       const StmtNode& use = *s->body[k];
-      if (use.kind == StmtKind::Let && !use.isMutable) continue;
+      if (byColumns && use.kind == StmtKind::Let && !use.isMutable) continue;  // the entry's csr position
       const bool access = use.kind == StmtKind::Assign && use.target->kind == ExprKind::Access;
       if (access) tensor(use.target->tensor, s);  // fails on an unknown tensor
       if (use.kind != StmtKind::Assign || use.atomic || use.update != Update::Set ||

@@ -15,7 +15,10 @@
 // What it requires: the temporary is written by that one statement in the whole kernel, and read
 // only after it, within the same row loop, in loops over the same row's entries at the same indices
 // (where the inputs it reads are at the same entry); its value reads only inputs stored at those
-// entries (no local, no other temporary).
+// entries (no local, no other temporary). A definition that meets all but the last (the stable
+// softmax's exp(S(i,j) - T0(i)), which reads the row's maximum) stays, but it sets every element
+// before any read, so its storage is allocated unfilled: the fill was a launch and a store of a
+// value per entry at every call.
 #include "lower/ir/analysis.hpp"
 #include "lower/ir/mutator.hpp"
 #include "lower/passes/passes.hpp"
@@ -76,8 +79,11 @@ bool readOnlyAtEntries(const LoopProgram& p, const StmtNode& row, size_t first, 
   return true;
 }
 
-// The row's definition of a temporary to compute again, or none.
-std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row) {
+// The row's definitions of temporaries at its entries that every access reads afterwards at the
+// same entry, in order; with `inputsOnly`, those whose value reads only inputs there (which can be
+// computed again).
+std::vector<Definition> definitionsIn(const LoopProgram& p, const StmtNode& row, bool inputsOnly) {
+  std::vector<Definition> found;
   for (size_t k = 0; k < row.body.size(); ++k) {
     const Stmt& child = row.body[k];
     if (child->kind != StmtKind::For) continue;
@@ -89,7 +95,7 @@ std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row
       const std::string& t = s.target->tensor;
       const TensorStorage& storage = p.tensors.at(t);
       if (storage.decl.role != TensorRole::Temporary || !storage.storedAtEntriesOf(pattern) ||
-          !readsInputsAtEntry(p, s.value, pattern))
+          (inputsOnly && !readsInputsAtEntry(p, s.value, pattern)))
         continue;
       // Written here alone, and read only after, in this row.
       bool written = false;
@@ -100,10 +106,10 @@ std::optional<Definition> definitionIn(const LoopProgram& p, const StmtNode& row
       const Definition d{&s, s.target, s.value};
       if (written || before || accessesOf(p.body.begin(), p.body.end(), t) != inRow || !readOnlyAtEntries(p, row, k, d, pattern))
         continue;
-      return d;
+      found.push_back(d);
     }
   }
-  return std::nullopt;
+  return found;
 }
 
 // The row with the definition dropped and every read of its temporary computing its value.
@@ -142,10 +148,11 @@ LoopProgram recomputeEntrywise(const LoopProgram& p) {
       for (size_t r = 0; r < n->body.size() && !changed; ++r) {
         const Stmt row = n->body[r];
         if (row->kind != StmtKind::For) continue;
-        if (std::optional<Definition> d = definitionIn(out, *row)) {
+        const std::vector<Definition> d = definitionsIn(out, *row, true);
+        if (!d.empty()) {
           auto nest = copy(n);
-          nest->body[r] = recomputed(row, *d, out);
-          gone.insert(d->target->tensor);
+          nest->body[r] = recomputed(row, d.front(), out);
+          gone.insert(d.front().target->tensor);
           n = nest;
           changed = true;
         }
@@ -153,12 +160,27 @@ LoopProgram recomputeEntrywise(const LoopProgram& p) {
       if (changed) break;
     }
   }
-  // The temporaries' storage, and the sizes that only it used.
+  // A definition that reads more than inputs (the stable softmax's exp(S(i,j) - T0(i))) stays, and
+  // sets every element of its temporary before any read: the storage needs no fill.
+  std::set<std::string> setFirst;
+  for (const Stmt& n : out.body)
+    if (n->kind == StmtKind::Nest)
+      for (const Stmt& row : n->body)
+        if (row->kind == StmtKind::For)
+          for (const Definition& d : definitionsIn(out, *row, false)) setFirst.insert(d.target->tensor);
+  // The recomputed temporaries' storage, and the sizes that only it used.
   std::vector<Stmt> body;
   for (const Stmt& s : out.body) {
     const bool storage = (s->kind == StmtKind::Allocate || (s->kind == StmtKind::Let && s->name.role == Role::Size)) &&
                          gone.count(s->name.text);
-    if (!storage) body.push_back(s);
+    if (storage) continue;
+    if (s->kind == StmtKind::Allocate && setFirst.count(s->name.text)) {
+      auto unfilled = copy(s);
+      unfilled->uninitialized = true;
+      body.push_back(unfilled);
+    } else {
+      body.push_back(s);
+    }
   }
   out.body = std::move(body);
   return out;
