@@ -496,7 +496,10 @@ int run(int argc, char** argv) {
   if (mode == FusionMode::Auto) {
     if (!options.stats) options.stats = inputStats(inputs);  // -fusion=auto: a csr input without data is an error
     requireStatistics(program, *options.stats);
-    MachineModel machine = o.machineFile.empty() ? machineModel(jit, 0, o.target) : readMachineModel(o.machineFile);
+    EmitOptions emit;
+    emit.floatOrder = o.floatOrder;
+    const MachineModel machine =
+        modelForLowering(o.machineFile.empty() ? machineModel(jit, 0, o.target) : readMachineModel(o.machineFile), o.target, emit);
     AutoDecision decision = decideFusion(program, *options.stats, machine);
     if (o.printDecisions) std::cout << decision.str();
     program = decision.choice().program;

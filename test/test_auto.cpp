@@ -199,6 +199,37 @@ TEST_CASE("estimate: one long row bounds a row-parallel nest, every nest pays a 
   CHECK(estimateCost(t, even, m).seconds == doctest::Approx(balanced + 1e-3 * estimateCost(t, even, m).nests));
 }
 
+// On Kokkos a dense sum of a warp's width under each stored entry spreads the entries over team
+// threads whatever their rows (dense-lanes): a long row no longer bounds the nest, for the
+// target's lowering only (modelForLowering), and under the reassociated order only. On the H200's
+// model the bound had made auto choose the unfused SDDMM on cora and wiki-Vote (2.8x and 17x
+// react's time there).
+TEST_CASE("estimate: a long row bounds SDDMM's nest unless the target spreads its entries") {
+  Environment env;
+  env.declare("S", {1000, 1000}, Format::csr());
+  env.declare("B", {1000, 64}, Format::dense(2));
+  env.declare("C", {64, 1000}, Format::dense(2));
+  const IndexTree t = fuse(parseProgram("A = S * (B @ C)", env), FusionMode::React);
+  InputStats even = statsOf(1000, 1000, 100000), skewed = even;
+  even.sparse["S"].longestRow = 100;
+  skewed.sparse["S"].longestRow = 90000;
+  MachineModel m = flopBoundMachine();
+  CHECK(estimateCost(t, skewed, m).seconds > 1.5 * estimateCost(t, even, m).seconds);
+  EmitOptions reassociate, written;
+  written.floatOrder = FloatOrder::Written;
+  CHECK(modelForLowering(m, Target::OpenMP, reassociate).splitRowsFrom == 0);
+  CHECK(modelForLowering(m, Target::Kokkos, written).splitRowsFrom == 0);
+  const MachineModel kokkos = modelForLowering(m, Target::Kokkos, reassociate);
+  CHECK(kokkos.splitRowsFrom == 32);
+  CHECK(estimateCost(t, skewed, kokkos).seconds == doctest::Approx(estimateCost(t, even, kokkos).seconds));
+  // K = 16: too narrow for the lanes, the rows keep their bound.
+  Environment narrow = env;
+  narrow.declare("B", {1000, 16}, Format::dense(2));
+  narrow.declare("C", {16, 1000}, Format::dense(2));
+  const IndexTree n = fuse(parseProgram("A = S * (B @ C)", narrow), FusionMode::React);
+  CHECK(estimateCost(n, skewed, kokkos).seconds > 1.5 * estimateCost(n, even, kokkos).seconds);
+}
+
 TEST_CASE("estimate: a nest whose outer iterations write shared memory runs on one thread") {
   // S @ C with S in csc: the nest's outer loop is S's columns k, each scattering into rows i of
   // A, so lowering runs it serially; in csr its outer loop is the rows, one thread each.

@@ -22,7 +22,7 @@ Association rightmost(int factors, int first = 0) {
 VariantProgram variantProgram(const BenchKernel& k, const VariantSpec& v, const TensorData& s, const JitOptions& jit) {
   Program p = kernelProgram(k, s);
   if (v.fusion == FusionMode::Auto) {
-    AutoDecision d = decideFusion(p, inputStats({{"S", s}}), machineModel(jit, omp_get_max_threads(), v.target));
+    AutoDecision d = decideFusion(p, inputStats({{"S", s}}), modelForLowering(machineModel(jit, omp_get_max_threads(), v.target), v.target, {}));
     VariantProgram out{p, d.choice().tree, "auto chose " + d.choice().label()};
     if (!d.chains.empty()) out.choice += d.choice().asWritten ? " as written" : " re-associated";
     for (const std::string& a : d.choice().associations) out.choice += "; " + a;

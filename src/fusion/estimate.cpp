@@ -20,6 +20,9 @@ struct NestCost {
   // Compute time (one thread) of the statements under a sparse loop over the rows the outer loop
   // runs through, and the largest fraction of that work one row holds (its longest / nnz).
   double rowSeconds = 0, longestRowShare = 0;
+  // Does the target spread the rows' stored entries over threads (MachineModel::splitRowsFrom: a
+  // dense sum under each entry), so that no row bounds the nest?
+  bool rowsSpread = false;
   // Compute time (one thread) of work that runs on every thread whatever the outer loop's width:
   // exp of every stored entry in OpenMP's flat loop.
   double flatSeconds = 0;
@@ -143,7 +146,9 @@ class Estimator {
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
       // One row's work runs on one thread: with a skewed pattern that bounds the nest's time.
-      double compute = std::max(nest.seconds / threads + nest.flatSeconds / m_.threads, nest.rowSeconds * nest.longestRowShare);
+      // Unless the target spreads the rows' entries.
+      const double longestRow = nest.rowsSpread ? 0 : nest.rowSeconds * nest.longestRowShare;
+      double compute = std::max(nest.seconds / threads + nest.flatSeconds / m_.threads, longestRow);
       e.seconds += std::max(compute, bytes / bandwidth) + m_.regionSeconds;
       e.flops += nest.flops;
       e.bytes += bytes;
@@ -302,6 +307,10 @@ class Estimator {
       }
       nest.flops += flops;
       nest.seconds += seconds;
+      // A dense sum under each stored entry makes the target spread the entries, whatever their
+      // rows, with all their work (passes/dense_lanes.cpp moves the whole loop over them).
+      nest.rowsSpread |= sums && m_.splitRowsFrom > 0 && innermost->loop.kind == LoopKind::Dense &&
+                         length >= static_cast<double>(m_.splitRowsFrom) && !sparseCoordinates.empty();
       const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
       for (const TreeNode* a : path)
         if (outer && a->kind == NodeKind::Index && a->loop.kind != LoopKind::Dense &&

@@ -149,6 +149,10 @@ struct CompileOptions {
 // decideFusion (then also stored in *decision when given).
 IndexTree fusedTree(const Program& p, const CompileOptions& options, AutoDecision* decision = nullptr);
 FusionMode fusionModeOf(const Program& p, const CompileOptions& options);  // options.fusion, or the default
+// What auto decides with for a target's kernels: a measured model `m` with what the target's
+// lowering does set: no library product under the written order or without library products,
+// and the rows Kokkos spreads over team threads (MachineModel::splitRowsFrom).
+MachineModel modelForLowering(MachineModel m, Target target, const EmitOptions& emit);
 // The machine's rates for `threads` OpenMP threads (0 = omp_get_max_threads()): read from
 // <JIT cache dir>/machine-<threads>t.txt, or measured (seconds, its kernels compiled the first
 // time) and stored there. Target::Kokkos: the rates of Kokkos kernels on the execution space they

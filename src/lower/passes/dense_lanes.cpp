@@ -14,7 +14,7 @@
 //
 // Decided at compile time: the reduction's extent is a constant of the kernel (dense extents are
 // compiled in), and it decides which mapping keeps a warp's lanes busy; the row lengths, known only
-// at run time, no longer matter once entries are split evenly. From kMinLanes iterations, every
+// at run time, no longer matter once entries are split evenly. From kDenseLanesFrom iterations, every
 // lane of a warp has a product of its own. Below that, lanes on the entries keep more lanes busy,
 // and the strided reads cost little (a few values per entry): such rows keep lane mapping's form.
 // What the compile-time choice cannot see is where a row's columns lie: on an H100
@@ -50,8 +50,6 @@ using ir::Expr;
 
 namespace {
 
-// A warp's width: the reduction's extent from which every lane has an iteration of its own.
-constexpr int64_t kMinLanes = 32;
 // Stored entries per team thread: enough to pay for its two binary searches over the positions
 // (a few dozen dependent cached loads, against one dot product of K values per entry), few enough
 // that a graph of 10,000 entries still spreads over 600 team threads.
@@ -84,7 +82,7 @@ struct DenseLanes : Mutator {
 
   // The row loop's loop over its stored entries when it qualifies: the row's one statement, of
   // independent iterations, whose body holds only bindings, assignments and at least one wide
-  // dense reduction (an innermost loop of at least kMinLanes iterations reducing into a scalar)
+  // dense reduction (an innermost loop of at least kDenseLanesFrom iterations reducing into a scalar)
   // that reads no local the body updates.
   const StmtNode* entryLoop(const StmtNode& row) const {
     if (row.schedule != Schedule::Parallel || !row.privates.empty() || !isDenseLoop(row) || row.laneTrips) return nullptr;
@@ -100,7 +98,7 @@ struct DenseLanes : Mutator {
         continue;
       }
       if (s->kind == StmtKind::Assign) continue;
-      if (s->kind != StmtKind::For || !isDenseLoop(*s) || !isInnermost(*s) || constantTrips(*s) < kMinLanes ||
+      if (s->kind != StmtKind::For || !isDenseLoop(*s) || !isInnermost(*s) || constantTrips(*s) < kDenseLanesFrom ||
           analyzeIterations(*s, p.tensors).kind != Iterations::ReduceScalar || readsLocal(s, locals))
         return nullptr;
       wide = true;

@@ -69,6 +69,9 @@ LoopProgram accumulateInRegisters(const LoopProgram& p);
 // sum and stores at the entry (SDDMM), the row loop becomes EntryLanes instead: an entry per lane,
 // then the lanes along the sum for several entries at once.
 LoopProgram mapLanesToDenseReductions(const LoopProgram& p);
+// A warp's width: the reduction's extent from which every lane has an iteration of its own, and
+// dense-lanes applies (auto's model reads it too: MachineModel::splitRowsFrom).
+constexpr int64_t kDenseLanesFrom = 32;
 
 // Kokkos: entry lanes over a csr input run over the input's entries by columns instead where the
 // kernel is given them so (a column walk, LoopProgram::columnWalks; column_walks.cpp says when
