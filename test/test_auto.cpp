@@ -222,12 +222,17 @@ TEST_CASE("estimate: a long row bounds SDDMM's nest unless the target spreads it
   const MachineModel kokkos = modelForLowering(m, Target::Kokkos, reassociate);
   CHECK(kokkos.splitRowsFrom == 32);
   CHECK(estimateCost(t, skewed, kokkos).seconds == doctest::Approx(estimateCost(t, even, kokkos).seconds));
-  // K = 16: too narrow for the lanes, the rows keep their bound.
-  Environment narrow = env;
-  narrow.declare("B", {1000, 16}, Format::dense(2));
-  narrow.declare("C", {16, 1000}, Format::dense(2));
-  const IndexTree n = fuse(parseProgram("A = S * (B @ C)", narrow), FusionMode::React);
-  CHECK(estimateCost(n, skewed, kokkos).seconds > 1.5 * estimateCost(n, even, kokkos).seconds);
+  // Rows the lowering does not spread keep their bound: K = 16 (too narrow for the lanes), an
+  // entry whose product is then summed over the row (into A(i,l), or a row sum).
+  Environment more = env;
+  more.declare("N", {1000, 16}, Format::dense(2));
+  more.declare("M", {16, 1000}, Format::dense(2));
+  more.declare("D", {1000, 8}, Format::dense(2));
+  for (const char* text : {"A = S * (N @ M)", "A = (S * (B @ C)) @ D", "a = sum(S * (B @ C), axis=1)"}) {
+    INFO(text);
+    const IndexTree n = fuse(parseProgram(text, more), FusionMode::React);
+    CHECK(estimateCost(n, skewed, kokkos).seconds > 1.5 * estimateCost(n, even, kokkos).seconds);
+  }
 }
 
 TEST_CASE("estimate: a nest whose outer iterations write shared memory runs on one thread") {

@@ -133,6 +133,7 @@ class Estimator {
         nest.width = symbols_.at(fusion::extentSymbol(top.loop.index));
       TreePath path{&t_.root};
       walk(top, path, nest);
+      nest.rowsSpread = entriesSpread(top);
       // A plain dense product is the kernel library's (Eigen's GEMM, cuBLAS), which runs it on
       // every thread whatever its outer extent.
       const bool libraryProduct = m_.productFlops > 0 && isPlainDenseProduct(top);
@@ -242,6 +243,47 @@ class Estimator {
     return true;
   }
 
+  // Does the target spread this nest's stored entries over its threads whatever their rows
+  // (MachineModel::splitRowsFrom)? dense-lanes' rule (src/lower/passes/dense_lanes.cpp) on the tree:
+  // a dense outer loop whose one child is the loop over its rows' stored entries (no merge), under
+  // which every statement stores at the entry or into a scalar temporary, and every loop is an
+  // innermost dense sum into a scalar temporary, of at least splitRowsFrom iterations, reading no
+  // scalar the entry sets outside its sums; one such sum at least. A row that also sums over its
+  // entries (a row sum, SpMM's accumulation), holds a row temporary or merges stays one thread's.
+  bool entriesSpread(const TreeNode& top) const {
+    if (m_.splitRowsFrom <= 0 || top.kind != NodeKind::Index || top.loop.kind != LoopKind::Dense || top.children.size() != 1)
+      return false;
+    const TreeNode& entries = top.children[0];
+    if (entries.kind != NodeKind::Index || entries.loop.kind != LoopKind::Sparse || entries.loop.parentIndex != top.loop.index)
+      return false;
+    auto scalar = [&](const std::string& name) {
+      return t_.tensor(name).decl.role == TensorRole::Temporary && t_.storedSize(name, nnz_) <= 1;
+    };
+    auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    std::set<std::string> set;  // scalars the entry sets outside its sums, so far
+    bool sums = false;
+    for (const TreeNode& c : entries.children) {
+      if (c.kind == NodeKind::Compute) {
+        if (c.computeKind == ComputeKind::Reset) continue;
+        if (scalar(c.stmt.lhs)) set.insert(c.stmt.lhs);
+        else if (!has(c.stmt.lhsIndices, top.loop.index) || !has(c.stmt.lhsIndices, entries.loop.index)) return false;
+        continue;
+      }
+      if (c.kind != NodeKind::Index || c.loop.kind != LoopKind::Dense ||
+          symbols_.at(fusion::extentSymbol(c.loop.index)) < static_cast<double>(m_.splitRowsFrom))
+        return false;
+      for (const TreeNode& sum : c.children) {
+        if (sum.kind != NodeKind::Compute || sum.computeKind == ComputeKind::Reset || !scalar(sum.stmt.lhs) ||
+            !has(sum.stmt.reductionIndices(), c.loop.index))
+          return false;
+        for (const ExprNode* a : accesses(sum.stmt.rhs))
+          if (set.count(a->tensor)) return false;
+      }
+      sums = true;
+    }
+    return sums;
+  }
+
   // Bytes of `name` in memory (csr: its values; the structure is counted with the loops).
   double storedBytes(const std::string& name) const {
     const TensorStorage& s = t_.tensor(name);
@@ -307,10 +349,6 @@ class Estimator {
       }
       nest.flops += flops;
       nest.seconds += seconds;
-      // A dense sum under each stored entry makes the target spread the entries, whatever their
-      // rows, with all their work (passes/dense_lanes.cpp moves the whole loop over them).
-      nest.rowsSpread |= sums && m_.splitRowsFrom > 0 && innermost->loop.kind == LoopKind::Dense &&
-                         length >= static_cast<double>(m_.splitRowsFrom) && !sparseCoordinates.empty();
       const TreeNode* outer = path.size() > 1 ? path[1] : nullptr;
       for (const TreeNode* a : path)
         if (outer && a->kind == NodeKind::Index && a->loop.kind != LoopKind::Dense &&
