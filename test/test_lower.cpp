@@ -157,6 +157,32 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
   }
 }
 
+// A csr S whose rows crowd (a power-law graph's) is walked by its columns where bound
+// (passes/column_walks.cpp), each result stored at its csr position: with every access checked,
+// and fused with a use of the result at S's entries (E = A * A reads A at the csr position).
+TEST_CASE("lowering: Kokkos SDDMM walked by columns, bounds-checked and fused with a use at S's entries") {
+  const CsrMatrix s = powerLaw(600, 6, 12);
+  REQUIRE(walksByColumns(s));
+  Environment env;
+  env.declare("S", {s.rows, s.cols}, Format::csr());
+  env.declare("B", {s.rows, 48}, Format::dense(2));
+  env.declare("C", {48, s.cols}, Format::dense(2));
+  const std::vector<Program> programs{parseProgram("A = S * (B @ C)", env), parseProgram("A = S * (B @ C); E = A * A", env)};
+  CompileOptions o = kokkosReact();
+  o.emit.boundsCheck = true;
+  const std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
+  const TensorValues inputs{{"S", s}, {"B", randomDense({s.rows, 48}, 15)}, {"C", randomDense({48, s.cols}, 16)}};
+  for (size_t n = 0; n < programs.size(); ++n) {
+    INFO(kernels[n].source());
+    CHECK(kernels[n].source().find("const int64_t p_j = src_S_cols[p_i];") != std::string::npos);
+    BoundKernel bound = kernels[n].bind(inputs);
+    REQUIRE(bound.prepared);
+    CHECK(bound.prepared->count("S_cols") == 1);
+    bound.run();
+    requireClose(programs[n], bound.results(), interpret(fuse(programs[n], FusionMode::React), inputs), "program " + std::to_string(n));
+  }
+}
+
 // Both dense operands read down their columns along k (B(k,i) too): entry lanes run over the rows
 // and the coordinates, so each read repeats for every entry and both go through transposed copies.
 TEST_CASE("lowering: Kokkos entry lanes read both operands of B(k,i) * C(k,j) through transposed copies") {
