@@ -67,7 +67,9 @@ const StmtNode* onlyStatement(const StmtNode& loop) {
 
 const Name* rowPositions(const StmtNode& loop, const Name& row) {
   const Expr& lo = loop.lo;
-  if (isDenseLoop(loop) || lo->kind != ExprKind::Load || lo->name.role != Role::Positions) return nullptr;
+  // The whole row, its end included: passes that hand the row's entries out (or rely on each being
+  // visited, recompute-entries' unfilled storage) take it for all of them.
+  if (isDenseLoop(loop) || !overRowPositions(loop)) return nullptr;
   const Expr& offset = lo->args.at(0);
   return offset->kind == ExprKind::Var && offset->name == row ? &lo->name : nullptr;
 }
