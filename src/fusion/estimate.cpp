@@ -20,9 +20,6 @@ struct NestCost {
   // Compute time (one thread) of the statements under a sparse loop over the rows the outer loop
   // runs through, and the largest fraction of that work one row holds (its longest / nnz).
   double rowSeconds = 0, longestRowShare = 0;
-  // Does the target spread the rows' stored entries over threads (MachineModel::splitRowsFrom: a
-  // dense sum under each entry), so that no row bounds the nest?
-  bool rowsSpread = false;
   // Compute time (one thread) of work that runs on every thread whatever the outer loop's width:
   // exp of every stored entry in OpenMP's flat loop.
   double flatSeconds = 0;
@@ -133,7 +130,6 @@ class Estimator {
         nest.width = symbols_.at(fusion::extentSymbol(top.loop.index));
       TreePath path{&t_.root};
       walk(top, path, nest);
-      nest.rowsSpread = entriesSpread(top);
       // A plain dense product is the kernel library's (Eigen's GEMM, cuBLAS), which runs it on
       // every thread whatever its outer extent.
       const bool libraryProduct = m_.productFlops > 0 && isPlainDenseProduct(top);
@@ -146,9 +142,9 @@ class Estimator {
                                         : m_.bandwidth1;
       double bytes = 0;
       for (const auto& [name, b] : nest.bytes) bytes += b;
-      // One row's work runs on one thread: with a skewed pattern that bounds the nest's time.
-      // Unless the target spreads the rows' entries.
-      const double longestRow = nest.rowsSpread ? 0 : nest.rowSeconds * nest.longestRowShare;
+      // One row's work runs on one thread: with a skewed pattern that bounds the nest's time,
+      // unless the target spreads the rows' entries.
+      const double longestRow = entriesSpread(top) ? 0 : nest.rowSeconds * nest.longestRowShare;
       double compute = std::max(nest.seconds / threads + nest.flatSeconds / m_.threads, longestRow);
       e.seconds += std::max(compute, bytes / bandwidth) + m_.regionSeconds;
       e.flops += nest.flops;

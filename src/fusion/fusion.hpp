@@ -186,9 +186,10 @@ struct MachineModel {
   // react's own loops.
   double productFlops = 0;
   // Where the target spreads a long row's stored entries over threads instead of leaving the row
-  // to one: under each entry, a dense sum of at least this many iterations (the Kokkos lowering's
-  // dense-lanes, whose chunks of entries ignore rows: 32). Such a statement's longest row does not
-  // bound its nest's time. 0: rows are never split (OpenMP). Set by the target, not measured.
+  // to one: a nest of the Kokkos lowering's dense-lanes shape (the row's loop over its entries
+  // alone, each entry a dense sum of at least this many iterations and stores at the entry; its
+  // chunks of entries ignore rows: 32). Such a nest's longest row does not bound its time. 0: rows
+  // are never split (OpenMP). Set by the target, not measured.
   int64_t splitRowsFrom = 0;
   std::string source;           // where the numbers come from (a file, "calibrated now", ...)
   // Non-empty when the machine was busy while it was measured (the copy bandwidth of one thread, or
@@ -214,8 +215,8 @@ struct MachineModel {
 // lowering computes it in one loop over all stored entries.
 // Each nest also pays the machine's parallel-region time, and a nest whose outer loop runs over
 // the rows of a csr input cannot finish before the thread holding its longest row has done that
-// row's share of the work (load imbalance), except for the statements whose entries the target
-// spreads over threads whatever their rows (MachineModel::splitRowsFrom).
+// row's share of the work (load imbalance), except for a nest whose entries the target spreads
+// over threads whatever their rows (MachineModel::splitRowsFrom).
 struct CostEstimate {
   double seconds = 0, flops = 0, bytes = 0, temporaryBytes = 0;
   int nests = 0;

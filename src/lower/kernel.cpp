@@ -301,17 +301,14 @@ BoundKernel Kernel::bind(const TensorValues& given) const {
     b.preparedBytes += static_cast<int64_t>(sizeof(double)) * std::get<DenseTensor>(t).size();
   }
   for (const auto& [name, input] : loops_.columnWalks) {
-    const TensorData& data = inputData(input);
-    const CsrMatrix* csr = std::get_if<CsrMatrix>(&data);
-    std::optional<CsrMatrix> converted;
-    if (!csr) csr = &converted.emplace(sparseToCsr(std::get<SparseTensor>(data)));
+    const CsrMatrix& csr = std::get<CsrMatrix>(inputData(input));  // csr data is a CsrMatrix (inputFormMismatch)
     try {  // the walk is built on the host from the matrix's arrays: they must be valid
-      csr->validate();
+      csr.validate();
     } catch (const UserError& e) {
       throw UserError("kernel: input '" + input + "': " + e.what());
     }
-    if (!walksByColumns(*csr)) continue;
-    ColumnOrder walk = csrByColumns(*csr);
+    if (!walksByColumns(csr)) continue;
+    ColumnOrder walk = csrByColumns(csr);
     b.preparedBytes += walk.byColumns.nnz() * static_cast<int64_t>(sizeof(double) + sizeof(int32_t) + sizeof(int64_t));
     if (!b.prepared) b.prepared = std::make_shared<TensorValues>();
     if (!b.sources) b.sources = std::make_shared<std::map<std::string, std::vector<int64_t>>>();

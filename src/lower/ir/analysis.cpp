@@ -69,7 +69,7 @@ const Name* rowPositions(const StmtNode& loop, const Name& row) {
   const Expr& lo = loop.lo;
   // The whole row, its end included: passes that hand the row's entries out (or rely on each being
   // visited, recompute-entries' unfilled storage) take it for all of them.
-  if (isDenseLoop(loop) || !overRowPositions(loop)) return nullptr;
+  if (!overRowPositions(loop)) return nullptr;
   const Expr& offset = lo->args.at(0);
   return offset->kind == ExprKind::Var && offset->name == row ? &lo->name : nullptr;
 }
