@@ -48,7 +48,7 @@ void lookup(const CompiledLibrary& lib, const char* name, F& f) {
 
 KokkosRuntime loadKokkosRuntime(const CompiledLibrary& lib) {
   KokkosRuntime r;
-#define REACT_LOOKUP_RUNTIME_FUNCTION(type, name, parameters, field) lookup(lib, #name, r.field);
+#define REACT_LOOKUP_RUNTIME_FUNCTION(type, name, parameters, field) lookup(lib, #name, r.field##Function);
   REACT_KOKKOS_RUNTIME(REACT_LOOKUP_RUNTIME_FUNCTION)
 #undef REACT_LOOKUP_RUNTIME_FUNCTION
   return r;

@@ -137,6 +137,11 @@ std::vector<ResultLayout> Kernel::resultsFor(const std::map<std::string, int64_t
   return results;
 }
 
+std::mutex& kokkosCallMutex() {
+  static std::mutex m;
+  return m;
+}
+
 MemorySpace Kernel::memory() const {
   return target_ == Target::Kokkos && !lib_.runtime.hostAccessible() ? MemorySpace::Device : MemorySpace::Host;
 }

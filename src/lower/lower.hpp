@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -90,9 +91,21 @@ enum class CopyKind {
   DeviceToHost = REACT_COPY_DEVICE_TO_HOST,
   DeviceToDevice = REACT_COPY_DEVICE_TO_DEVICE
 };
-// The Kokkos runtime of a loaded library: one pointer per entry of REACT_KOKKOS_RUNTIME.
+// The one lock of every call this process makes into a Kokkos library (its kernels and its
+// runtime): Kokkos' host backends take one dispatch at a time, and a CUDA kernel captured as a
+// graph (docs/design.md, "A call as a CUDA graph") needs the stream to itself, with nothing waiting
+// for the device, while it is captured.
+std::mutex& kokkosCallMutex();
+// The Kokkos runtime of a loaded library: one pointer per entry of REACT_KOKKOS_RUNTIME, called
+// through the member of the entry's name, under kokkosCallMutex.
 struct KokkosRuntime {
-#define REACT_RUNTIME_POINTER(type, name, parameters, field) type(*field) parameters = nullptr;
+#define REACT_RUNTIME_POINTER(type, name, parameters, field)                  \
+  type(*field##Function) parameters = nullptr;                                \
+  template <class... Arguments>                                               \
+  type field(Arguments... arguments) const {                                  \
+    std::lock_guard<std::mutex> lock(kokkosCallMutex());                      \
+    return field##Function(arguments...);                                     \
+  }
   REACT_KOKKOS_RUNTIME(REACT_RUNTIME_POINTER)
 #undef REACT_RUNTIME_POINTER
 };
@@ -293,7 +306,11 @@ class Kernel {
   // the kernel runs on a device.
   BoundKernel bind(const TensorValues& inputs) const;
   // Runs on caller-owned buffers in the kernel's memory space (benchmarks reuse them).
-  void runRaw(const ReactTensor* tensors, const int64_t* sizes) const { lib_.function(tensors, sizes); }
+  void runRaw(const ReactTensor* tensors, const int64_t* sizes) const {
+    if (target_ != Target::Kokkos) return lib_.function(tensors, sizes);
+    std::lock_guard<std::mutex> lock(kokkosCallMutex());
+    lib_.function(tensors, sizes);
+  }
   // Extents of every index for these inputs: sparse dimensions from the inputs themselves (so one
   // kernel serves matrices of any size), dense ones as compiled; inconsistent shapes throw.
   std::map<std::string, int64_t> sizesFor(const TensorValues& inputs) const;

@@ -255,7 +255,12 @@ std::string CppPrinter::print() {
        << "  while (lo < hi) { const int64_t mid = lo + (hi - lo) / 2; if (coordinates[mid] < c) lo = mid + 1; else hi = mid; }\n"
        << "  return lo < end && coordinates[lo] == c ? lo : -1;\n}\n#endif\n";
   out_ << denseProductPrelude();
-  out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
+  // The statements' function where the target wraps them: in a namespace of its own, so that no
+  // kernel's name (each library's exported functions) can be it.
+  const std::string bodyName = "react_bodies::" + o_.functionName;
+  const bool wrapped = wrapsCalls();
+  if (wrapped) out_ << "\nnamespace react_bodies {\nstatic void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
+  else out_ << "\nextern \"C\" " << kernelAttributes() << "void " << o_.functionName << "(const ReactTensor* t, const int64_t* sizes) {\n";
   for (size_t k = 0; k < p_.runtimeSizes.size(); ++k)
     line("const int64_t " + mangle(Name{Role::Extent, p_.runtimeSizes[k]}) + " = sizes[" + std::to_string(k) + "];");
   if (p_.runtimeSizes.empty()) line("(void)sizes;");
@@ -284,8 +289,8 @@ std::string CppPrinter::print() {
     line("const int64_t " + size + " = " + a + ".nnz; (void)" + size + ";");
   }
   body(p_.body);
-  if (!epilogue().empty()) line(epilogue());
   out_ << "}\n";
+  if (wrapped) out_ << "}  // namespace react_bodies\n" << callWrapper(bodyName);
   return out_.str();
 }
 

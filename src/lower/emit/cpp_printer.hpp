@@ -31,7 +31,12 @@ class CppPrinter {
   virtual void maskedBlocks(const ir::StmtNode& l);
   virtual void single(const ir::StmtNode& s) { body(s.body); }
   virtual void ifDevice(const ir::StmtNode& s) { stmt(s.body[1]); }
-  virtual std::string epilogue() const { return ""; }
+  // Where the target runs a call's statements inside code of its own (Kokkos: react_call, which
+  // waits for the device and may replay a call as a CUDA graph), the statements are printed as a
+  // static function named `body` and callWrapper is the exported kernel function that calls it,
+  // asked once the statements are printed.
+  virtual bool wrapsCalls() const { return false; }
+  virtual std::string callWrapper(const std::string& body) const { (void)body; return ""; }
   // After the prelude, with a guard of its own: what defines react_dense_product, where the target
   // has a library product outside its prelude and the kernel calls it.
   virtual std::string denseProductPrelude() const { return ""; }

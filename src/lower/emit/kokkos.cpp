@@ -3,6 +3,7 @@
 // vector lanes. Rows per team and lanes per row are chosen at run time from the input (react_launch
 // in the prelude). The same source compiles against Serial, OpenMP and CUDA Kokkos.
 #include "lower/emit/cpp_printer.hpp"
+#include "lower/kokkos_graphs_text.hpp"
 #include "lower/kokkos_prelude_text.hpp"
 #include "lower/workspace_text.hpp"
 #include "lower/ir/analysis.hpp"
@@ -24,9 +25,19 @@ class KokkosPrinter : public CppPrinter {
   using CppPrinter::CppPrinter;
 
  protected:
-  std::string includes() const override { return std::string(lower::kWorkspaceText) + lower::kKokkosPreludeText; }
+  std::string includes() const override {
+    return std::string(lower::kWorkspaceText) + lower::kKokkosPreludeText + lower::kKokkosGraphsText;
+  }
   std::string functionQualifier() const override { return "KOKKOS_INLINE_FUNCTION static"; }
-  std::string epilogue() const override { return "Kokkos::fence();"; }
+  // A call through react_call (kokkos_graphs.h): it waits for the device, and replays a repeated
+  // call's launches as a CUDA graph unless the statements wait for the device themselves.
+  bool wrapsCalls() const override { return true; }
+  std::string callWrapper(const std::string& body) const override {
+    return "extern \"C\" void " + o_.functionName + "(const ReactTensor* t, const int64_t* sizes) {\n"
+           "  static ReactCallGraphs& graphs = *new ReactCallGraphs();\n"
+           "  react_call(graphs, " + (waitsForDevice_ ? "false" : "true") + ", t, " + std::to_string(p_.args.size()) + ", sizes, " +
+           std::to_string(p_.runtimeSizes.size()) + ", " + body + ");\n}\n";
+  }
   void atomicAdd(const std::string& target, const std::string& value) override {
     line("Kokkos::atomic_add(&" + target + ", " + value + ");");
   }
@@ -62,6 +73,7 @@ class KokkosPrinter : public CppPrinter {
     std::string view = mangle(Name{Role::Buffer, p.name.text}), type = typeName(p.type), values = mangle(p.name);
     line("Kokkos::View<" + type + "*> " + view + ";");
     open("if (" + values + " == nullptr) {");
+    line("react_note_uncapturable();  // this call's own storage: a replay would read it freed");
     line(view + " = Kokkos::View<" + type + "*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, " +
          stringLiteral(p.name.text) + "), static_cast<size_t>(" + expr(p.value) + "));");
     line(values + " = " + view + ".data();");
@@ -83,7 +95,9 @@ class KokkosPrinter : public CppPrinter {
     return text;
   }
   std::string load(const ir::ExprNode& e, const std::string& offset) const override {
-    return onHost_ ? "react_host_read(" + mangle(e.name) + ", " + offset + ")" : CppPrinter::load(e, offset);
+    if (!onHost_) return CppPrinter::load(e, offset);
+    waitsForDevice_ = true;
+    return "react_host_read(" + mangle(e.name) + ", " + offset + ")";
   }
 
   std::string range(const StmtNode& l) const {
@@ -165,6 +179,7 @@ class KokkosPrinter : public CppPrinter {
     switch (l.schedule) {
       case Schedule::Parallel: return rows(l);
       case Schedule::ParallelReduce:
+        waitsForDevice_ = true;  // Kokkos waits for a reduction into a host value
         open("Kokkos::parallel_reduce(" + kernelLabel() + ", " + range(l) + ", KOKKOS_LAMBDA(const int64_t " + c + ", " +
              accumulatorParameter(l) + ") {");
         body(l.body);
@@ -386,6 +401,7 @@ class KokkosPrinter : public CppPrinter {
   std::string nestName_;
   int kernels_ = 0;
   mutable bool onHost_ = false;  // printing an expression the host evaluates (hostExpr)
+  mutable bool waitsForDevice_ = false;  // the statements wait for the device (a host read, a reduction into a host value)
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 // A device has no stderr; on the host stderr, flushed: stdout may be a pipe that abort() never flushes.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__) || defined(__SYCL_DEVICE_ONLY__)
 #define REACT_REPORT(...) printf(__VA_ARGS__)
@@ -186,6 +187,46 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
   }
 #endif
 }
+// What a call's host code did that decides whether the call can be replayed as a CUDA graph
+// (kokkos_graphs.h): a replay runs the call's launches again without its host code, so it is right
+// only where that host code would do the same again. A kernel's calls are one at a time (the host
+// serializes its calls into a device's runtime), so one journal per library serves them all.
+//   uncapturable  the call did what a replay would not: grew storage, measured a matrix, read
+//                 the device's memory on the host, used team scratch outside the block, made a
+//                 prepared argument; its next call does not capture
+//   capturing     the call's launches are being recorded, not run: nothing may wait for them
+//   spoiled       something while capturing could not be recorded as it should; the graph is
+//                 dropped, the host's state put back, and the call run as it is
+//   alternations  while capturing, each alternating array's turn before and after the call
+//                 (ReactAlternatingArray)
+struct ReactTurn {
+  int now = 0;
+  int64_t written[2] = {0, 0};  // the elements of each half that the last call adding into it may have changed
+  bool operator==(const ReactTurn& o) const { return now == o.now && written[0] == o.written[0] && written[1] == o.written[1]; }
+};
+struct ReactAlternation {
+  ReactTurn* turn;
+  ReactTurn before, after;
+};
+struct ReactCallJournal {
+  bool uncapturable = false, capturing = false, spoiled = false;
+  std::vector<ReactAlternation> alternations;
+};
+static ReactCallJournal& react_journal() {
+  static ReactCallJournal journal;
+  return journal;
+}
+// Counts every allocation of a workspace or alternating array in this library: a graph holds
+// their addresses, so one captured before a later allocation is not replayed.
+static uint64_t& react_storage_generation() {
+  static uint64_t generation = 0;
+  return generation;
+}
+static void react_note_uncapturable() {
+  ReactCallJournal& j = react_journal();
+  j.uncapturable = true;
+  if (j.capturing) j.spoiled = true;
+}
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one
 // thread of a team and its inner loops to that thread's vector lanes. On a GPU the lanes follow
 // the rows' average inner trip count (up to a warp) and short rows share a team of 128 threads,
@@ -207,6 +248,7 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   if (rows_per_team > 0) l.rows = rows_per_team;
   // Team scratch beyond what a GPU block's shared memory holds by default goes to level 1.
   l.level = static_cast<size_t>(l.rows) * row_scratch_bytes > 48 * 1024 ? 1 : 0;
+  if (l.level == 1) react_note_uncapturable();  // Kokkos' pool for it may move: a graph would keep its old address
   l.league = (rows + l.rows - 1) / l.rows;
   return l;
 }
@@ -225,6 +267,10 @@ static int64_t react_longest_row(const int64_t* positions, int64_t rows) {
     auto it = known.find(key);
     if (it != known.end()) return it->second;
   }
+  react_note_uncapturable();
+  // While a call is captured nothing may wait for the device: either form computes the same, and
+  // the capture is dropped.
+  if (react_journal().capturing) return INT64_MAX;
   int64_t longest = 0;
   Kokkos::parallel_reduce("react_longest_row", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, rows),
                           KOKKOS_LAMBDA(const int64_t r, int64_t& most) {
@@ -260,6 +306,8 @@ extern "C" int react_runtime_host_accessible() { return react_on_device ? 0 : 1;
 // loop with (a tensor's first level ends at pos[0][1]).
 template <class T> static T react_host_read(const T* array, int64_t offset) {
   if (!react_on_device) return array[offset];
+  react_note_uncapturable();
+  if (react_journal().capturing) return T(0);  // the capture is dropped: nothing may wait for the device
   T value;
   react_runtime_copy(&value, array + offset, sizeof(T), REACT_COPY_DEVICE_TO_HOST);
   return value;
@@ -301,6 +349,8 @@ template <class T> struct ReactDeviceArray {
   Kokkos::View<T*> view;
   T* reserve(size_t n) {
     if (view.extent(0) < n) {
+      react_note_uncapturable();
+      ++react_storage_generation();
       view = Kokkos::View<T*>();  // freed before its successor is made
       view = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react temporary")), n);
     }
@@ -322,10 +372,13 @@ template <class T> struct ReactHalves {
 };
 template <class T> struct ReactAlternatingArray {
   Kokkos::View<T*> halves[2];
-  int now = 0;
-  int64_t written[2] = {0, 0};  // the elements of each half that the last call adding into it may have changed
+  ReactTurn turn;
   ReactHalves<T> begin_call(size_t n, T init) {
+    int& now = turn.now;
+    int64_t* written = turn.written;
     if (halves[0].extent(0) < n || halves[1].extent(0) < n) {
+      react_note_uncapturable();
+      ++react_storage_generation();
       for (Kokkos::View<T*>& h : halves) {
         h = Kokkos::View<T*>();  // freed before its successor is made
         h = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react alternating")), n);
@@ -333,12 +386,15 @@ template <class T> struct ReactAlternatingArray {
       }
       written[0] = written[1] = 0;
     }
+    if (react_journal().capturing) react_journal().alternations.push_back({&turn, turn, turn});
     return {halves[now].data(), halves[1 - now].data(), written[1 - now]};
   }
   void end_call(size_t n) {
-    written[1 - now] = 0;
-    written[now] = static_cast<int64_t>(n);
-    now = 1 - now;
+    turn.written[1 - turn.now] = 0;
+    turn.written[turn.now] = static_cast<int64_t>(n);
+    turn.now = 1 - turn.now;
+    for (ReactAlternation& a : react_journal().alternations)
+      if (a.turn == &turn) a.after = turn;
   }
 };
 // A site's workspace (of a ReactDeviceArray or a ReactAlternatingArray), made with new and never
