@@ -496,6 +496,31 @@ TEST_CASE("emitted source is readable: named nests, the tree on top") {
         std::string::npos);
 }
 
+// A Kokkos kernel's statements run inside react_call (emit/kokkos_graphs.h), which may replay a
+// repeated call as a CUDA graph: never where the statements wait for the device themselves, since
+// nothing may wait for it while a call is captured. Built against a CUDA Kokkos only
+// (scripts/device_check.py --calls checks the replays); here, that the kernel says which it is.
+TEST_CASE("lowering: a Kokkos kernel runs through react_call, capturable unless it waits for the device") {
+  const auto capturable = [](const Program& program) {
+    const std::string source = emitSource(lowerToLoops(fuse(program, FusionMode::React)), Target::Kokkos);
+    REQUIRE(source.find("namespace react_bodies {\nstatic void react_kernel(") != std::string::npos);
+    REQUIRE(source.find("extern \"C\" void react_kernel(") != std::string::npos);
+    if (source.find("react_call(graphs, true, t, ") != std::string::npos) return true;
+    REQUIRE(source.find("react_call(graphs, false, t, ") != std::string::npos);
+    return false;
+  };
+  CHECK(capturable(sddmm()));
+  Environment scalar;
+  scalar.declare("S", {50, 50}, Format::csr());
+  scalar.declare("B", {50, 50}, Format::dense(2));
+  CHECK_FALSE(capturable(parseProgram("y() = S(i,j) * B(i,j)", scalar)));  // Kokkos' reduction into a host value waits
+  Environment tensor;
+  tensor.declare("B", {10, 10, 10}, Format::csf(3));
+  tensor.declare("C", {10, 32}, Format::dense(2));
+  tensor.declare("D", {10, 32}, Format::dense(2));
+  CHECK_FALSE(capturable(parseProgram("A(i,j) = B(i,k,l) * C(k,j) * D(l,j)", tensor)));  // csf's slices read on the host
+}
+
 // A plain dense product in an OpenMP kernel calls the helper of openmp_dense_product.h: the JIT's
 // compiler must find Eigen, else the kernel silently keeps the slower nest. D of 13 columns takes
 // the narrow loop in its AVX-512 form where the JIT targets it (this binary runs the other form,
