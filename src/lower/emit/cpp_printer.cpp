@@ -76,6 +76,7 @@ std::string CppPrinter::expr(const Expr& e) const {
           if (e->args.size() == 4) return "react_row_from(" + a(0) + ", " + a(1) + ", " + a(3) + ", " + a(2) + ")";
           return "react_row_of(" + a(0) + ", " + a(1) + ", " + a(2) + ")";
         case Callee::Find: return "react_find(" + a(0) + ", " + a(1) + ", " + a(2) + ", " + a(3) + ")";
+        case Callee::ChunkLength: return "react_fibre_chunk_length(" + a(0) + ", " + a(1) + ")";
         case Callee::Cast: return "static_cast<" + typeName(e->type) + ">(" + a(0) + ")";
       }
       break;

@@ -252,6 +252,20 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   l.league = (rows + l.rows - 1) / l.rows;
   return l;
 }
+// The stored entries a chunk of fibre-chunks holds (ir::Callee::ChunkLength; passes/fibre_chunks.cpp
+// says why), for `count` of them whose work goes to `inner` lanes: on a GPU the shortest of 4, 8,
+// 16 and 32 that leaves no more chunks than the device runs at once (its threads over the lanes a
+// chunk takes), else 32; on a host 32.
+static int64_t react_fibre_chunk_length(int64_t count, double inner) {
+  if (!react_on_device) return 32;
+  static const int64_t concurrency = Kokkos::DefaultExecutionSpace().concurrency();
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes < inner) lanes *= 2;
+  const int64_t at_once = concurrency / lanes;
+  int64_t length = 4;
+  while (length < 32 && count > length * at_once) length *= 2;
+  return length;
+}
 // The most stored entries a row of a csr matrix holds (`positions`: rows + 1 of them, in the
 // kernel's memory), which picks one of two forms of a nest (ir::StmtKind::IfLongRows). Measured
 // by a reduction over the rows the first time a positions array (its address and rows) is seen,

@@ -80,7 +80,9 @@ enum class BinOp { Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne };
 // (a chunk's last row is a row or two past its first: a few loads instead of a whole search).
 // Find(coordinates, lo, hi, c): the position of coordinate c among coordinates[lo, hi) (a Var of
 // role Coordinates, increasing there), -1 where it is not stored: a binary search.
-enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Find, Cast };
+// ChunkLength(count, lanes): the stored entries a chunk of fibre-chunks holds (Kokkos, host only:
+// react_fibre_chunk_length in the prelude).
+enum class Callee { Exp, Sqrt, Log, Max, Min, Where, Checked, Select, RowOf, Find, ChunkLength, Cast };
 
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;

@@ -15,7 +15,7 @@ const char* opText(BinOp op) {
 
 // A cast is spelt as the type it converts to: f64(x), f32(x).
 const char* calleeText(const ExprNode& call) {
-  static const char* const text[] = {"exp", "sqrt", "log", "max", "min", "where", "checked", "select", "row_of", "find"};
+  static const char* const text[] = {"exp", "sqrt", "log", "max", "min", "where", "checked", "select", "row_of", "find", "chunk_length"};
   if (call.callee == Callee::Cast) return toString(call.type);
   return text[static_cast<int>(call.callee)];
 }

@@ -120,7 +120,7 @@ class Verifier {
     bool arithmetic = e->kind == ExprKind::Neg || e->kind == ExprKind::Binary ||
                       (e->kind == ExprKind::Call && e->callee != Callee::Cast && e->callee != Callee::Checked &&
                        e->callee != Callee::Select && e->callee != Callee::RowOf &&
-                       e->callee != Callee::Find);
+                       e->callee != Callee::Find && e->callee != Callee::ChunkLength);
     if (!arithmetic) return;
     for (const Expr& a : e->args) sameType(e->type, a->type, "the operation " + print(e), s);
   }

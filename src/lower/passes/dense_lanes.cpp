@@ -191,7 +191,7 @@ struct DenseLanes : Mutator {
     for (const Stmt& b : entries->body)
       if (b->kind == StmtKind::For) lanes = call(Callee::Max, {lanes, call(Callee::Cast, {b->hi}, Type::Float64)}, Type::Float64);
     auto chunks = chunkPositions(s, *entries, onLanes(entries->body), var(Name{Role::StoredEntries, positions.text}, Type::Int64),
-                                 kEntriesPerChunk);
+                                 intImm(kEntriesPerChunk));
     chunks->laneTrips = lanes;
     return chunks;
   }

@@ -52,7 +52,13 @@ namespace {
 
 // Fibres per team thread: a fibre of a power-law tensor holds a few entries, and a csr entry a
 // dense loop's work, so 32 of them are enough to pay for the chunk's two binary searches over the
-// fibre positions.
+// fibre positions. Where the fibres are a csr matrix's stored entries (SpMM), the host picks the
+// length from their count instead (react_fibre_chunk_length): 32 where the chunks are more than the
+// device runs at once, shorter down to 4 where they are fewer. A team thread walks its chunk's
+// entries one after another, each a coordinate's read and then a gather of the row it names, so
+// on a small matrix, whose chunks the device runs in one wave, the longest chunk is the kernel's
+// time: on an H200 SpMM-MM on cora took 0.0176 ms in chunks of 4 against 0.0270 in chunks of 32
+// (docs/benchmarks-device.md, "Shorter chunks for SpMM on small matrices").
 constexpr int64_t kFibresPerChunk = 32;
 
 // The tensors written by assignments in `body`, other than privates.
@@ -154,7 +160,11 @@ struct FibreChunks : Mutator {
       lanes = placeOnLanes(fibreBody, p, true);
       fibreBody = std::move(lanes.body);
     }
-    auto chunks = chunkPositions(s, *fibres, std::move(fibreBody), count, kFibresPerChunk);
+    // A chunk's length where the fibres are the stored entries: chosen on the host from their count
+    // (react_fibre_chunk_length), bound before the launch.
+    const Name chunkLength{Role::Generated, "react_entries_per_chunk"};
+    const Expr chunk = storedEntries ? var(chunkLength, Type::Int64) : intImm(kFibresPerChunk);
+    auto chunks = chunkPositions(s, *fibres, std::move(fibreBody), count, chunk);
     if (chain) {
       // One lane runs a row's fibres down to their dense loop (interchange gives that loop the lanes).
       auto rows = copy(chunks->body.back());
@@ -169,7 +179,8 @@ struct FibreChunks : Mutator {
       chunks->body.back() = rows;
     }
     chunks->laneTrips = lanes.trips;
-    return chunks;
+    if (!storedEntries) return chunks;
+    return block({let(chunkLength, Type::Int64, call(Callee::ChunkLength, {count, lanes.trips}, Type::Int64)), chunks});
   }
 };
 

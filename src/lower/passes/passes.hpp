@@ -80,13 +80,13 @@ LoopProgram walkColumns(const LoopProgram& p);
 
 // The rows of a Parallel loop `row` whose statement `entries` runs over the row's stored positions
 // (positions[r] .. positions[r + 1]; `count` of them in all), handed to the workers in chunks of
-// `chunkLength` positions regardless of rows: a Parallel loop over the chunks (react_chunk) that
+// `chunkLength` positions (an expression of the host's) regardless of rows: a Parallel loop over the chunks (react_chunk) that
 // binds the chunk's positions [react_first, react_last) and runs the rows they belong to (from
 // react_rows_begin, RowOf(react_first), to react_rows_end, searched from there; the loop's last
 // statement), each with `entries` clipped to
 // the chunk and running `entryBody`. The row's privates become the chunk loop's.
 std::shared_ptr<ir::StmtNode> chunkPositions(const ir::Stmt& row, const ir::StmtNode& entries, std::vector<ir::Stmt> entryBody,
-                                             const ir::Expr& count, int64_t chunkLength);
+                                             const ir::Expr& count, const ir::Expr& chunkLength);
 
 // Kokkos, reassociated order: a parallel row loop (a csf tensor's slices, a csr matrix's rows)
 // whose one statement is the loop over its fibres (the positions of the level below), each holding

@@ -9,9 +9,8 @@ using namespace ir;
 using ir::Expr;
 
 std::shared_ptr<StmtNode> chunkPositions(const Stmt& row, const StmtNode& entries, std::vector<Stmt> entryBody,
-                                         const Expr& count, int64_t chunkLength) {
+                                         const Expr& count, const Expr& chunk) {
   const Name& positions = *rowPositions(entries, row->counter);
-  const Expr chunk = intImm(chunkLength);
   const Name chunkCounter{Role::Generated, "react_chunk"}, firstName{Role::Generated, "react_first"},
       lastName{Role::Generated, "react_last"}, rowsBeginName{Role::Generated, "react_rows_begin"},
       rowsEndName{Role::Generated, "react_rows_end"};
@@ -42,7 +41,8 @@ std::shared_ptr<StmtNode> chunkPositions(const Stmt& row, const StmtNode& entrie
   auto rows = copy(forLoop(row->counter, rowsBegin, var(rowsEndName, Type::Int64), std::move(rowBody)));
   rows->iterations = Iterations::Independent;
 
-  const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, count, intImm(chunkLength - 1)), chunk);
+  const Expr lessOne = chunk->kind == ExprKind::IntImm ? intImm(chunk->intValue - 1) : binary(BinOp::Sub, chunk, intImm(1));
+  const Expr chunkCount = binary(BinOp::Div, binary(BinOp::Add, count, lessOne), chunk);
   const Expr lastPosition = call(Callee::Select, {binary(BinOp::Lt, end, count), end, count}, Type::Int64);
   // The last row is searched from the first: a chunk's rows are few (but for empty ones).
   const Expr rowsEnd = binary(BinOp::Add, rowOf({binary(BinOp::Sub, last, intImm(1)), rowsBegin}), intImm(1));
