@@ -180,7 +180,11 @@ struct FibreChunks : Mutator {
     }
     chunks->laneTrips = lanes.trips;
     if (!storedEntries) return chunks;
-    return block({let(chunkLength, Type::Int64, call(Callee::ChunkLength, {count, lanes.trips}, Type::Int64)), chunks});
+    // The count of chunks too, so that no thread divides by a length the compiler does not know.
+    const Name chunkCount{Role::Generated, "react_chunks"};
+    Stmt countLet = let(chunkCount, Type::Int64, chunks->hi);
+    chunks->hi = var(chunkCount, Type::Int64);
+    return block({let(chunkLength, Type::Int64, call(Callee::ChunkLength, {count, lanes.trips}, Type::Int64)), countLet, chunks});
   }
 };
 
