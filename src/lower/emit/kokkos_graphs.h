@@ -20,6 +20,7 @@
 //
 // REACT_CUDA_GRAPHS=0 in the environment turns it off (every call launches directly).
 #if defined(KOKKOS_ENABLE_CUDA)
+#include <algorithm>
 #include <cstring>
 #include <list>
 struct ReactCallGraph {
@@ -43,7 +44,9 @@ class ReactCallGraphs {
         lastClean_ = true;
         return;
       }
-    if (key == last_ && lastClean_ && capture(key, stream, t, sizes, body)) return;
+    if (key == last_ && lastClean_ && std::find(refused_.begin(), refused_.end(), key) == refused_.end() &&
+        capture(key, stream, t, sizes, body))
+      return;
     react_journal() = ReactCallJournal();
     body(t, sizes);
     last_ = key;
@@ -63,7 +66,7 @@ class ReactCallGraphs {
     ReactCallJournal& journal = react_journal();
     journal = ReactCallJournal();
     const uint64_t generation = react_storage_generation();
-    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) return refuse();
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) return refuse(key);
     journal.capturing = true;
     body(t, sizes);
     journal.capturing = false;
@@ -76,7 +79,7 @@ class ReactCallGraphs {
     if (!made || cudaGraphLaunch(graph, stream) != cudaSuccess) {
       if (graph) cudaGraphExecDestroy(graph);
       for (auto a = journal.alternations.rbegin(); a != journal.alternations.rend(); ++a) *a->turn = a->before;
-      return refuse();
+      return refuse(key);
     }
     if (!finalizeHook_) {  // the graphs go before Kokkos and CUDA do (this object is never deleted)
       Kokkos::push_finalize_hook([this] { release(); });
@@ -90,11 +93,11 @@ class ReactCallGraphs {
     lastClean_ = true;
     return true;
   }
-  // A call that could not be captured: the next call with its arguments does not try again.
-  bool refuse() {
+  // A call that could not be captured: later calls with its arguments run directly.
+  bool refuse(const std::string& key) {
     cudaGetLastError();  // CUDA's error of the refused capture is not the next call's
-    last_.clear();
-    lastClean_ = false;
+    refused_.push_back(key);
+    if (refused_.size() > kGraphs) refused_.erase(refused_.begin());
     return false;
   }
   void release() {
@@ -104,6 +107,7 @@ class ReactCallGraphs {
   // Graphs kept per kernel: two turns of an alternating array for a few argument sets.
   static constexpr size_t kGraphs = 8;
   std::list<ReactCallGraph> graphs_;
+  std::vector<std::string> refused_;  // the arguments of the last calls refused, oldest first
   std::string last_;
   bool lastClean_ = false;
   bool finalizeHook_ = false;
