@@ -24,8 +24,8 @@ namespace {
 
 const char* kUsage = R"(usage: react-bench --kernel NAME|all --matrix FILE_OR_DIR... [options]
 
-Runs each kernel on each matrix (the tensor kernels: on each 3-tensor) with each variant: a warm-up run (two more where it
-took under an eighth of --budget: a CUDA kernel replays its launches as a graph from its third or fourth call), then --reps
+Runs each kernel on each matrix (the tensor kernels: on each 3-tensor) with each variant: a warm-up run (three more where it
+took under an eighth of --budget: a CUDA kernel replays its launches as a graph from its fourth or fifth call), then --reps
 timed runs, the last one's result checked against the first variant, react-openmp when selected, on S in csr (csf) and
 float64; all must agree to --tolerance, float32 ones to their bound;
 reports median/min/max seconds, GFLOP/s, GB/s and the fraction of the copy bandwidth measured here.
@@ -462,10 +462,11 @@ std::vector<Row> benchmarkItem(const Options& o, const std::vector<VariantSpec>&
           auto start = std::chrono::steady_clock::now();
           p.instance->run();  // warm-up
           double steady = secondsSince(start);
-          // Two more untimed calls where they are cheap: a kernel on a CUDA GPU captures its
-          // launches as a graph at its second call (and third, where alternating arrays take
-          // turns) and replays it from then on. The budget follows the last warm-up call.
-          for (int settle = 0; settle < 2 && steady < o.budget / 8; ++settle) {
+          // Three more untimed calls where they are cheap: a kernel on a CUDA GPU captures its
+          // launches as a graph at the call after one that allocated nothing (the third, where
+          // the first allocated its workspaces), and again at the next where alternating arrays
+          // take turns, and replays them from then on. The budget follows the last warm-up call.
+          for (int settle = 0; settle < 3 && steady < o.budget / 8; ++settle) {
             start = std::chrono::steady_clock::now();
             p.instance->run();
             steady = secondsSince(start);

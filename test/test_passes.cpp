@@ -530,10 +530,10 @@ TEST_CASE("dense product: only a plain product of row-major matrices is marked, 
   // T0's zeros were its allocation's, for the product alone: the library writes T0 (`false`: it
   // does not add into it); the nest, where no library computes it, fills T0 first.
   const size_t call = source.find("#if defined(REACT_DENSE_PRODUCT)\n  react_dense_product(val_C, val_D, val_T0, ext_k, 3, 4, false);\n  #else\n"
-                                  "  Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<double*, Kokkos::MemoryUnmanaged>(val_T0, ");
+                                  "  react_fill(val_T0, ");
   CHECK(call != std::string::npos);
   CHECK(source.find("Kokkos::parallel_for(\"T0\"", call) != std::string::npos);  // the nest, where no library computes it
-  CHECK(source.rfind("Kokkos::deep_copy", call) == source.rfind("Kokkos::deep_copy", source.find("reserve(static_cast<size_t>(len_T0))")));  // no fill at the allocation
+  CHECK(source.rfind("react_fill(", call) == source.rfind("react_fill(", source.find("reserve(static_cast<size_t>(len_T0))")));  // no fill at the allocation
   // OpenMP: Eigen's product, defined after the prelude only where a kernel has a product.
   const std::string openmp = emitSource(lowered, Target::OpenMP);
   const size_t eigen = openmp.find("#include <Eigen/Core>");

@@ -64,8 +64,7 @@ class KokkosPrinter : public CppPrinter {
     }
     line(type + "* const " + mangle(a.name) + " = " + buffer + ".storage().reserve(static_cast<size_t>(" + size + "));");
     if (const std::optional<double> start = startValue(a))
-      line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + type + "*, Kokkos::MemoryUnmanaged>(" + mangle(a.name) + ", static_cast<size_t>(" + size +
-           ")), " + literalText(*start, a.type) + ");");
+      line("react_fill(" + mangle(a.name) + ", static_cast<int64_t>(" + size + "), " + literalText(*start, a.type) + ");");
   }
 
   // A view declared empty, allocated only when the caller did not give the tensor made.
@@ -82,8 +81,7 @@ class KokkosPrinter : public CppPrinter {
   }
 
   void fill(const StmtNode& f) override {
-    line("Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<" + typeName(f.type) + "*, Kokkos::MemoryUnmanaged>(" + mangle(f.name) +
-         ", static_cast<size_t>(" + mangle(Name{Role::Size, f.name.text}) + ")), " + literalText(f.init, f.type) + ");");
+    line("react_fill(" + mangle(f.name) + ", " + mangle(Name{Role::Size, f.name.text}) + ", " + literalText(f.init, f.type) + ");");
   }
 
   // An expression the host evaluates (a launch's bounds): its loads read the kernel's memory

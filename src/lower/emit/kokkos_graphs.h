@@ -15,8 +15,11 @@
 // with those arguments replays the graph, where the host's state that the call's code reads is as
 // the capture found it: no workspace allocated since, and every alternating array at the same
 // turn (its turn then moves as the call's code would move it). Anything else runs the call as it
-// is. The host makes every call into the device's runtime one at a time, so nothing else is
-// launched on the stream, or waits for the device, while a call is captured.
+// is. The host makes every call into the device's runtime one at a time, so nothing else of
+// react's is launched on the stream, or waits for the device, while a call is captured; work that
+// the program's other threads put on CUDA's legacy default stream meanwhile breaks the capture
+// (Kokkos' stream is a blocking one), and the call is then run directly. No call captures while a
+// profiling tool is loaded into Kokkos: it fences around launches.
 //
 // REACT_CUDA_GRAPHS=0 in the environment turns it off (every call launches directly).
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -68,7 +71,11 @@ class ReactCallGraphs {
     const uint64_t generation = react_storage_generation();
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) return refuse(key);
     journal.capturing = true;
-    body(t, sizes);
+    try {
+      body(t, sizes);
+    } catch (...) {  // the capture ends here, whatever threw; the call then runs directly
+      journal.spoiled = true;
+    }
     journal.capturing = false;
     cudaGraph_t recorded = nullptr;
     cudaGraphExec_t graph = nullptr;
@@ -127,7 +134,8 @@ static void react_call(ReactCallGraphs& graphs, bool capturable, const ReactTens
     const char* e = std::getenv("REACT_CUDA_GRAPHS");
     return !(e && std::strcmp(e, "0") == 0);
   }();
-  if (react_on_cuda && capturable && enabled) {
+  // A profiling tool loaded into Kokkos fences around launches, which a capture must not.
+  if (react_on_cuda && capturable && enabled && !Kokkos::Tools::profileLibraryLoaded()) {
     graphs.run(t, tensors, sizes, nsizes, body);
     Kokkos::fence();
     return;

@@ -356,6 +356,12 @@ extern "C" long react_runtime_cache_bytes() {
 #endif
   return 0;
 }
+// values[0, n) := value, in order with the nests. Nothing for no elements: Kokkos' fill of an
+// array without storage waits for the device, which a captured call must not (kokkos_graphs.h).
+template <class T> static void react_fill(T* values, int64_t n, T value) {
+  if (n <= 0 || values == nullptr) return;
+  Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<T*, Kokkos::MemoryUnmanaged>(values, static_cast<size_t>(n)), value);
+}
 // A temporary's storage in the kernel's memory, for a ReactWorkspace (workspace.h): allocated anew
 // at every run it cost a cudaMalloc and a cudaFree that waits for the device, more than the nests
 // of a small input take.
@@ -387,6 +393,9 @@ template <class T> struct ReactHalves {
 template <class T> struct ReactAlternatingArray {
   Kokkos::View<T*> halves[2];
   ReactTurn turn;
+  // The halves hold the initial value; not where their fill was recorded by a capture that was
+  // then dropped (it never ran), so the next call fills them again.
+  bool filled = false;
   ReactHalves<T> begin_call(size_t n, T init) {
     int& now = turn.now;
     int64_t* written = turn.written;
@@ -396,9 +405,14 @@ template <class T> struct ReactAlternatingArray {
       for (Kokkos::View<T*>& h : halves) {
         h = Kokkos::View<T*>();  // freed before its successor is made
         h = Kokkos::View<T*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("react alternating")), n);
-        Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), h, init);
       }
+      filled = false;
+    }
+    if (!filled) {
+      react_note_uncapturable();
+      for (Kokkos::View<T*>& h : halves) react_fill(h.data(), static_cast<int64_t>(h.extent(0)), init);
       written[0] = written[1] = 0;
+      filled = !react_journal().capturing;
     }
     if (react_journal().capturing) react_journal().alternations.push_back({&turn, turn, turn});
     return {halves[now].data(), halves[1 - now].data(), written[1 - now]};
