@@ -142,7 +142,6 @@ static void react_call(ReactCallGraphs& graphs, bool capturable, const ReactTens
   }
 #endif
   (void)graphs, (void)tensors, (void)nsizes, (void)capturable;
-  react_journal() = ReactCallJournal();
   body(t, sizes);
   Kokkos::fence();
 }

@@ -227,6 +227,12 @@ static void react_note_uncapturable() {
   j.uncapturable = true;
   if (j.capturing) j.spoiled = true;
 }
+// The lanes a row takes on a GPU for `inner` iterations of its inner loops: a power of two up to a warp.
+static int64_t react_row_lanes(double inner) {
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes < inner) lanes *= 2;
+  return lanes;
+}
 // How a nest with one row per outer iteration is launched on this input. A row belongs to one
 // thread of a team and its inner loops to that thread's vector lanes. On a GPU the lanes follow
 // the rows' average inner trip count (up to a warp) and short rows share a team of 128 threads,
@@ -241,7 +247,7 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
   ReactLaunch l{0, 1, 1, 0};
   if (react_on_device) {
     static const int64_t concurrency = Kokkos::DefaultExecutionSpace().concurrency();
-    while (l.lanes < 32 && l.lanes < inner) l.lanes *= 2;
+    l.lanes = react_row_lanes(inner);
     if (rows_per_team <= 0 && rows <= concurrency / 32) l.lanes = 32;  // a team size asked for keeps its lanes
     l.rows = 128 / l.lanes;
   }
@@ -259,9 +265,7 @@ static ReactLaunch react_launch(int64_t rows, double inner, int64_t rows_per_tea
 static int64_t react_fibre_chunk_length(int64_t count, double inner) {
   if (!react_on_device) return 32;
   static const int64_t concurrency = Kokkos::DefaultExecutionSpace().concurrency();
-  int64_t lanes = 1;
-  while (lanes < 32 && lanes < inner) lanes *= 2;
-  const int64_t at_once = concurrency / lanes;
+  const int64_t at_once = concurrency / react_row_lanes(inner);
   int64_t length = 4;
   while (length < 32 && count > length * at_once) length *= 2;
   return length;
@@ -400,7 +404,6 @@ template <class T> struct ReactAlternatingArray {
     int& now = turn.now;
     int64_t* written = turn.written;
     if (halves[0].extent(0) < n || halves[1].extent(0) < n) {
-      react_note_uncapturable();
       ++react_storage_generation();
       for (Kokkos::View<T*>& h : halves) {
         h = Kokkos::View<T*>();  // freed before its successor is made
@@ -468,8 +471,7 @@ template <class T>
 static void react_dense_product(const T* a, const T* b, T* out, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {  // a product of nothing: out stays, or is zero
-    if (!accumulate)
-      Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), Kokkos::View<T*, Kokkos::MemoryUnmanaged>(out, static_cast<size_t>(m * n)), T(0));
+    if (!accumulate) react_fill(out, m * n, T(0));
     return;
   }
   react_gemm(n, m, k, b, a, accumulate ? T(1) : T(0), out);  // out^T = b^T a^T, column-major
