@@ -272,7 +272,7 @@ class KokkosPrinter : public CppPrinter {
       line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
            std::to_string(r.runRowsEvery) + "], react_first) : 0;");
     else
-      line("int64_t " + row + " = react_first < react_last ? react_row_of(" + positions + ", " + rows + ", react_first) : 0;");
+      line("int64_t " + row + " = react_run_row(" + positions + ", " + rows + ", react_first, react_last);");
     if (r.recordsRunRows) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
     if (staged) line(stagedType + "* const react_staged = react_team_staged + thread * react_lanes * " + slot + ";");
     std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(max ? -HUGE_VAL : 0, r.reduceType);
@@ -342,7 +342,7 @@ class KokkosPrinter : public CppPrinter {
     line("if (react_first >= " + count + ") return;");
     line("react_entry_lanes<" + type + ", " + trips + ">(react_first, react_min(react_first + 32, " + count + "),");
     ++depth_;  // the four lambdas
-    line("[&](const int64_t react_entry, const int64_t react_from) { return react_from < 0 ? react_row_of(" + positions + ", " + rows +
+    line("[&](const int64_t react_entry, const int64_t react_from) { return react_from < 0 ? react_row_of_warp(" + positions + ", " + rows +
          ", react_entry) : react_row_from(" + positions + ", " + rows + ", react_from, react_entry); },");
     open("[&](const int64_t " + entry + ", const int64_t " + row + ") {");
     stmt(r.body[0]);
