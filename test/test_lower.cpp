@@ -311,19 +311,27 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
                                            readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"), skewedMatrix(40, 12000, 9),
                                            shortRowsAroundLongOne()};
   const std::vector<std::string> texts = {"A = S / sum(S, axis=1)", "A = exp(S) / sum(exp(S), axis=1)", "A = softmax(S, axis=1)"};
-  auto programFor = [](const std::string& text, const CsrMatrix& s) {
+  const ValueType types[] = {ValueType::Float64, ValueType::Float32};
+  auto programFor = [](const std::string& text, const CsrMatrix& s, ValueType type) {
     Environment env;
-    env.declare("S", {s.rows, s.cols}, Format::csr());
-    return parseProgram(text, env);
+    env.declare("S", {s.rows, s.cols}, Format::csr(), type);
+    const Program p = parseProgram(text, env);
+    return type == ValueType::Float64 ? p : withValueTypes(p, {{"A", type}});
   };
   std::vector<Program> programs;
-  for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0]));
+  for (ValueType type : types)
+    for (const std::string& text : texts) programs.push_back(programFor(text, matrices[0], type));
   CompileOptions o = kokkosReact();
   std::vector<Kernel> kernels = Kernel::compileBatch(programs, o);
-  for (size_t n = 0; n < texts.size(); ++n) {
-    INFO(texts[n] << "\n" << kernels[n].source());
+  for (size_t n = 0; n < programs.size(); ++n) {
+    const ValueType type = types[n / texts.size()];
+    const std::string& text = texts[n % texts.size()];
+    INFO(text << " in " << toString(type) << "\n" << kernels[n].source());
     const std::string& source = kernels[n].source();
-    const bool stable = n == 2;
+    const bool stable = n % texts.size() == 2;
+    // The using runs span a 32-byte sector of the values they store: 4 doubles, 8 floats.
+    const std::string useRun = type == ValueType::Float64 ? "4" : "8";
+    CHECK(source.find("const int64_t react_first = react_min(react_run * " + useRun + ", nnz_S);") != std::string::npos);
     CHECK(source.find("react_update_first_row<false>(&") != std::string::npos);
     CHECK(source.find("react_combine_into<false>(&") != std::string::npos);
     CHECK((source.find("react_update_first_row<true>(&") != std::string::npos) == stable);
@@ -333,17 +341,39 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);
     CHECK(source.find("react_sync_lanes();") != std::string::npos);
     // No fill of the sums: the adding runs restore the other half.
-    CHECK(source.find("ReactWorkspaceLease<ReactAlternatingArray<double>> buf_T") != std::string::npos);
-    CHECK(source.find(".other[react_q] = 0.0;") != std::string::npos);
-    CHECK((source.find(".other[react_q] = (-HUGE_VAL);") != std::string::npos) == stable);
+    CHECK(source.find(std::string("ReactWorkspaceLease<ReactAlternatingArray<") + (type == ValueType::Float64 ? "double" : "float") +
+                      ">> buf_T") != std::string::npos);
+    CHECK(source.find(type == ValueType::Float64 ? ".other[react_q] = 0.0;" : ".other[react_q] = 0.0f;") != std::string::npos);
+    CHECK((source.find(type == ValueType::Float64 ? ".other[react_q] = (-HUGE_VAL);" : ".other[react_q] = (-HUGE_VALF);") != std::string::npos) ==
+          stable);
     CHECK(source.find("_sums.storage().end_call(static_cast<size_t>(len_T") != std::string::npos);
     CHECK(source.find("_sums, static_cast<size_t>") == std::string::npos);
     for (size_t m = 0; m < matrices.size(); ++m) {
-      const Program program = programFor(texts[n], matrices[m]);
-      const TensorValues inputs{{"S", matrices[m]}};
+      const Program program = programFor(text, matrices[m], type);
+      CsrMatrix s = matrices[m];
+      s.setValueType(type);
+      const TensorValues inputs{{"S", s}};
       const TensorValues want = interpret(fuse(program, FusionMode::React), inputs);
-      for (int call = 0; call < 2; ++call)
-        requireClose(program, kernels[n].run(inputs), want, "matrix " + std::to_string(m) + ", call " + std::to_string(call));
+      for (int call = 0; call < 2; ++call) {
+        const TensorValues got = kernels[n].run(inputs);
+        const std::string what = "matrix " + std::to_string(m) + ", call " + std::to_string(call);
+        if (type == ValueType::Float64) {
+          requireClose(program, got, want, what);
+          continue;
+        }
+        // float32: each value is a term over its row's sum of positive terms, which the kernel and
+        // the interpreter add in different orders, each within (row length + 4) roundings of 2^-24
+        // (exp's 2 ulps and the division included) of the exact value.
+        int64_t longest = 0;
+        for (int64_t i = 0; i < s.rows; ++i) longest = std::max(longest, s.rowptr[i + 1] - s.rowptr[i]);
+        const std::vector<double>& x = std::get<CsrMatrix>(got.at("A")).val;
+        const std::vector<double>& y = std::get<CsrMatrix>(want.at("A")).val;
+        REQUIRE(x.size() == y.size());
+        for (size_t k = 0; k < x.size(); ++k) {
+          INFO(what << ", value " << k);
+          CHECK(std::abs(x[k] - y[k]) <= double(longest + 4) * 0x1p-23 * std::abs(y[k]));
+        }
+      }
     }
   }
 }
