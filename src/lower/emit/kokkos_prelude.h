@@ -59,7 +59,8 @@ KOKKOS_INLINE_FUNCTION static int64_t react_row_from(const int64_t* positions, i
 // threads hold a warp's 32 lanes, the lanes probe 32 evenly spaced rows of the bracket at once and
 // keep the part the last probe at or before p starts, so the search takes log32 of the rows in
 // reads one after another (4 for 500,000 rows) instead of log2 (19), each a read that misses the
-// caches near the end. Every lane of the warp must call it.
+// caches near the end. Every lane of the warp must call it, with p >= 0 (positions[0] = 0 <= p,
+// as for react_row_of).
 KOKKOS_INLINE_FUNCTION static int64_t react_row_of_warp(const int64_t* positions, int64_t rows, int64_t p) {
 #if defined(__CUDA_ARCH__)
   if (blockDim.x == 32) {

@@ -23,17 +23,18 @@
 // an atomic addition each, the form took 0.195 ms on that graph (cuSPARSE 0.15), and 0.108 ms in
 // runs.
 //
-// Why the using runs start from recorded rows: their binary search per run of 4, 19 dependent
-// reads of the positions on the 4M-entry graph, was most of the second loop's time once its
-// stores went out whole (the printer stages a run's results through the team's scratch, since
-// lanes 4 entries apart leave each store instruction a quarter of its sectors). The summing runs
+// Why the using runs start from recorded rows: their binary search per run (then of 4 entries),
+// 19 dependent reads of the positions on the 4M-entry graph, was most of the second loop's time
+// once its stores went out whole (the printer stages a run's results through the team's scratch,
+// since lanes 4 entries apart leave each store instruction a quarter of its sectors). The summing runs
 // find their first rows anyway and store them, one per run of 8; a using run starts from the row
 // of the summing run that holds its first entry. Measured with hand-written kernels of the same
 // shape on an H200 (docs/benchmarks-device.md), the second loop on the 4M-entry graph took 0.053
 // ms as before, 0.051 with its stores staged, 0.045 with recorded rows, and 0.028 with both.
 //
-// What it costs: the row sums go to memory, a binary search per run of the first loop, and a
-// launch per loop. The sums' arrays alternate between two halves from call to call, the runs
+// What it costs: the row sums go to memory, a search for each run's first row in the first loop
+// (on a GPU the warp's lanes search for its first run's together, react_run_row), and a launch
+// per loop. The sums' arrays alternate between two halves from call to call, the runs
 // that add into one half setting the other back to the identity for the next call, where a fill
 // per reduction launched before (ir::StmtNode::alternating). One launch instead (items of
 // entries per warp, a row across items finished from the parts the earlier items publish) was
