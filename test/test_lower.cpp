@@ -141,6 +141,8 @@ TEST_CASE("lowering: Kokkos SDDMM with the lanes along k equals the interpreter"
     // Entry lanes, the sum's K trips known at compile time.
     CHECK(kernels[n].source().find("react_entry_lanes<double, " + std::to_string(variants[n].k) + ">(react_first") != std::string::npos);
     CHECK(kernels[n].source().find("react_entry_lanes_bounds<double, " + std::to_string(variants[n].k) + ">>") != std::string::npos);
+    // A chunk's first row searched by the warp's lanes together (the host takes react_row_of's path).
+    CHECK(kernels[n].source().find("return react_from < 0 ? react_row_of_warp(") != std::string::npos);
     CHECK(kernels[n].loops().transposedInputs.size() == (variants[n].transposed ? 1u : 0u));
     for (size_t m = 0; m < matrices.size(); ++m) {
       const CsrMatrix& s = matrices[m];
@@ -338,6 +340,8 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     CHECK((source.find("react_update_first_row<true>(&") != std::string::npos) == stable);
     CHECK((source.find("react_combine_into<true>(&") != std::string::npos) == stable);
     // The later runs start from the rows the first runs record; the using runs write out through the scratch.
+    // The summing runs' first rows: the warp's lanes search for its first run's together.
+    CHECK(source.find("int64_t ix_i = react_run_row(ptr1_S, ext_i, react_first, react_last);") != std::string::npos);
     CHECK(source.find("if (react_first < react_last) react_run_rows[react_run] = ix_i;") != std::string::npos);
     CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);
     CHECK(source.find("react_sync_lanes();") != std::string::npos);
