@@ -306,8 +306,8 @@ TEST_CASE("lowering: Kokkos SpMM with the stored entries in chunks equals the in
 // the rows alternate between two halves, the runs that add into one setting the other back, no
 // fill launched; the matrices of 40 and 300 rows come twice, cora between them, so a half that
 // a call of 300 rows wrote serves one of 40 and then one of 300 again. The host's team threads
-// have one lane each, a tile of one run; the device check (react-bench against react-openmp)
-// runs the warps' tiles of 32 runs (their ballots over the marked rows).
+// have one lane each; the device check (react-bench against react-openmp) runs the warps' staged
+// stores.
 TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on a skewed matrix") {
   const std::vector<CsrMatrix> matrices = {skewedMatrix(40, 12000, 9), shortRowsAroundLongOne(),
                                            readMatrixMarketCsr(sharedMatrixDir() + "/cora.mtx"), skewedMatrix(40, 12000, 9),
@@ -331,21 +331,19 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     INFO(text << " in " << toString(type) << "\n" << kernels[n].source());
     const std::string& source = kernels[n].source();
     const bool stable = n % texts.size() == 2;
+    // The using runs span a 32-byte sector of the values they store: 4 doubles, 8 floats (their
+    // staged stores go out in a loop of the run's length; the summing runs stage nothing).
+    const std::string useRun = type == ValueType::Float64 ? "4" : "8";
+    CHECK(source.find("for (int64_t react_k = 0; react_k < " + useRun + "; ++react_k) {") != std::string::npos);
     CHECK(source.find("react_update_first_row<false>(&") != std::string::npos);
     CHECK(source.find("react_combine_into<false>(&") != std::string::npos);
     CHECK((source.find("react_update_first_row<true>(&") != std::string::npos) == stable);
     CHECK((source.find("react_combine_into<true>(&") != std::string::npos) == stable);
-    // A team thread's runs make a tile its lanes read in turns, side by side. The summing runs'
-    // tile starts at the row the warp's lanes search for together, and records its runs' first
-    // rows; the later runs start from them. The rows that start inside the tile are marked.
-    CHECK(source.find("const int64_t react_k = react_t * react_lanes + lane, p_j = react_first + react_k;") != std::string::npos);
-    CHECK(source.find("int64_t react_carry = react_row_of_warp(ptr1_S, ext_i, react_first);") != std::string::npos);
-    CHECK(source.find("if (p_j < react_last) react_run_rows[p_j / 8] = react_rows[react_t];") != std::string::npos);
-    CHECK(source.find("int64_t react_carry = react_run_rows[react_first / 8];") != std::string::npos);
-    CHECK(source.find("react_mark_rows(ptr1_S, ext_i, react_carry, react_first, react_last, 8, react_marks, lane, react_lanes);") !=
-          std::string::npos);
-    // The using runs' values all computed before the first is stored.
-    CHECK(source.find("if (p_j < react_last) val_A[p_j] = react_values[react_t];") != std::string::npos);
+    // The later runs start from the rows the first runs record; the using runs write out through the scratch.
+    // The summing runs' first rows: the warp's lanes search for its first run's together.
+    CHECK(source.find("int64_t ix_i = react_run_row(ptr1_S, ext_i, react_first, react_last);") != std::string::npos);
+    CHECK(source.find("if (react_first < react_last) react_run_rows[react_run] = ix_i;") != std::string::npos);
+    CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);
     CHECK(source.find("react_sync_lanes();") != std::string::npos);
     // No fill of the sums: the adding runs restore the other half.
     CHECK(source.find(std::string("ReactWorkspaceLease<ReactAlternatingArray<") + (type == ValueType::Float64 ? "double" : "float") +
@@ -371,9 +369,10 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
         // float32: each value is a term over its row's sum of positive terms, which the kernel and
         // the interpreter add in different orders, each within (row length + 4) roundings of 2^-24
         // (exp's 2 ulps and the division included) of the exact value. On the long rows that
-        // bound would pass a sum missing one of its thousands of entries; the kernels' logic is
-        // the float64 kernels' line for line (checked to kTolerance above), and a value put
-        // against a wrong row's sum, or left unwritten, errs by order 1.
+        // bound would pass a sum missing one of its thousands of entries; the summing runs' logic
+        // is the float64 kernels' (checked to kTolerance above), and what float32 changes, the
+        // using runs' length, puts a value against a wrong row's sum, or leaves it unwritten, by
+        // errors of order 1.
         int64_t longest = 0;
         for (int64_t i = 0; i < s.rows; ++i) longest = std::max(longest, s.rowptr[i + 1] - s.rowptr[i]);
         const std::vector<double>& x = std::get<CsrMatrix>(got.at("A")).val;

@@ -229,25 +229,20 @@ class KokkosPrinter : public CppPrinter {
     close();
   }
 
-  // One run per lane: on a GPU warps of 32 lanes, 4 to a team; on a host one run per team. A team
-  // thread's runs lie one after another, a tile of its lanes' entries, which the lanes take in
-  // turns, lane l the tile's entries l + lanes * t, so that each turn's reads and stores are one
-  // coalesced access (a lane's run of consecutive entries, read one by one, left each load
-  // instruction a quarter or an eighth of its sectors). The tile's first row comes from a search
-  // (the warp's lanes together, react_row_of_warp) or from the row the summing runs recorded
-  // (StmtNode::runRows); the rows that start inside the tile are marked in the team's scratch
-  // (react_mark_rows), and each entry's row is the last mark at or before it (react_tile_row).
-  // Every turn computes its entries' values into registers before anything is stored, so that a
-  // lane's reads of all its turns can be in flight together. Summing runs then stage their
-  // entries' terms in the scratch, and each lane adds up its own run's, as the run's parts of its
-  // rows (stored where the row lies inside the run, else added atomically, the first row's parts
-  // combined over the warp first).
+  // One run per lane: on a GPU warps of 32 lanes, 4 to a team; on a host one run per team. The
+  // run finds its first entry's row by a binary search, or from the row a summing run recorded
+  // (StmtNode::runRows), and walks the rows from there. Where the body stores one value at the
+  // entry and nothing else (stagedStore), the values go to the team's scratch, and once the
+  // lanes meet, each lane writes every react_lanes-th of the warp's entries: the warp's stores
+  // then cover whole sectors (passes/reduction_runs.cpp measures it). A run's slots are padded by
+  // one so that lanes writing their runs' k-th entries fall in different banks.
   void entryRuns(const StmtNode& r) {
     const std::string entries = hostExpr(r.hi), length = std::to_string(r.runLength), row = mangle(r.rowCounter),
-                      entry = mangle(r.counter), positions = mangle(r.name), count = expr(r.hi), rows = expr(r.value);
-    const bool sums = r.target != nullptr, max = r.reduceOp == ReduceOp::Max;
+                      entry = mangle(r.counter), positions = mangle(r.name), count = expr(r.hi);
+    const bool sums = r.target != nullptr, recorded = !r.runRows.text.empty(), max = r.reduceOp == ReduceOp::Max;
     const StmtNode* staged = sums ? nullptr : stagedStore(r);
-    const std::string slots = "react_lanes * " + std::to_string(r.runLength + 1), partType = sums ? typeName(r.reduceType) : "";
+    const std::string slot = std::to_string(r.runLength + 1), stagedType = staged ? typeName(staged->target->type) : "";
+    const std::string stagedCount = "react_threads * react_lanes * " + slot;
     open("{");
     line("using policy_t = Kokkos::TeamPolicy<Kokkos::IndexType<int64_t>>;");
     line("const int64_t react_lanes = react_on_device ? 32 : 1, react_threads = react_on_device ? 4 : 1;");
@@ -256,111 +251,67 @@ class KokkosPrinter : public CppPrinter {
     // lane per element (more lanes than runs where the array is the longer).
     const auto restored = sums ? alternating_.find(tensorOf(*r.target)) : alternating_.end();
     const std::string lanes = restored == alternating_.end() ? "react_runs" : "react_max<int64_t>(react_runs, " + restored->second.halves + ".restore)";
-    line("policy_t policy((" + lanes + " + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
+    line(std::string(staged ? "" : "const ") + "policy_t policy((" + lanes + " + react_lanes * react_threads - 1) / (react_lanes * react_threads), react_threads, react_lanes);");
     if (restored != alternating_.end()) line("const int64_t react_all_runs = policy.league_size() * react_threads * react_lanes;");
-    // Per team thread: the marks; for sums, the terms and the runs' first rows.
-    std::string bytes = "react_scratch<int64_t>::shmem_size(" + slots + ")";
-    if (sums) bytes += " + react_scratch<" + partType + ">::shmem_size(" + slots + ") + react_scratch<int64_t>::shmem_size(react_lanes)";
-    line("policy.set_scratch_size(0, Kokkos::PerTeam(react_threads * (" + bytes + ")));");
+    if (staged) line("policy.set_scratch_size(0, Kokkos::PerTeam(react_scratch<" + stagedType + ">::shmem_size(" + stagedCount + ")));");
     open("Kokkos::parallel_for(" + kernelLabel() + ", policy, KOKKOS_LAMBDA(const policy_t::member_type& team) {");
-    line("int64_t* const react_team_marks = react_scratch<int64_t>(team.team_scratch(0), react_threads * " + slots + ").data();");
-    if (sums) {
-      line(partType + "* const react_team_parts = react_scratch<" + partType + ">(team.team_scratch(0), react_threads * " + slots + ").data();");
-      line("int64_t* const react_team_run_rows = react_scratch<int64_t>(team.team_scratch(0), react_threads * react_lanes).data();");
-    }
+    if (staged)
+      line(stagedType + "* const react_team_staged = react_scratch<" + stagedType + ">(team.team_scratch(0), " + stagedCount + ").data();");
     open("Kokkos::parallel_for(Kokkos::TeamThreadRange(team, react_threads), [&](const int64_t thread) {");
     open("Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, react_lanes), [&](const int64_t lane) {");
-    line("const int64_t react_tile = team.league_rank() * react_threads + thread;");
+    line("const int64_t react_run = (team.league_rank() * react_threads + thread) * react_lanes + lane;");
+    line("const int64_t react_first = react_min(react_run * " + length + ", " + count + ");");
+    line("const int64_t react_last = react_min(react_first + " + length + ", " + count + ");");
     if (restored != alternating_.end()) {
       const std::string& halves = restored->second.halves;
-      line("for (int64_t react_q = react_tile * react_lanes + lane; react_q < " + halves + ".restore; react_q += react_all_runs) " + halves + ".other[react_q] = " +
+      line("for (int64_t react_q = react_run; react_q < " + halves + ".restore; react_q += react_all_runs) " + halves + ".other[react_q] = " +
            restored->second.init + ";");
     }
-    line("const int64_t react_first = react_min(react_tile * react_lanes * " + length + ", " + count + ");");
-    line("const int64_t react_last = react_min(react_first + react_lanes * " + length + ", " + count + ");");
-    line("if (react_first == react_last) return;  // the same on every lane of the team thread");
-    line("int64_t* const react_marks = react_team_marks + thread * " + slots + ";");
-    const std::string runRows = mangle(r.runRows), every = std::to_string(r.runRowsEvery);
-    std::string firstRow = "react_row_of_warp(" + positions + ", " + rows + ", react_first)";
-    if (!r.runRows.text.empty() && !r.recordsRunRows)  // the recorded run holding the first entry starts there where the lengths agree
-      firstRow = r.runRowsEvery == r.runLength ? runRows + "[react_first / " + every + "]"
-                                               : "react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " + every + "], react_first)";
-    line("int64_t react_carry = " + firstRow + ";");
-    line("react_mark_rows(" + positions + ", " + rows + ", react_carry, react_first, react_last, " + length + ", react_marks, lane, react_lanes);");
-    const std::string turns = "for (int react_t = 0; react_t < " + length + "; ++react_t) {";
-    auto turnEntry = [&] {
-      line("const int react_k = react_t * react_lanes + lane;");
-      line("const int64_t " + entry + " = react_first + react_k;");
-    };
+    const std::string runRows = mangle(r.runRows), rows = expr(r.value);
+    if (recorded && !r.recordsRunRows)
+      line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
+           std::to_string(r.runRowsEvery) + "], react_first) : 0;");
+    else
+      line("int64_t " + row + " = react_run_row(" + positions + ", " + rows + ", react_first, react_last);");
+    if (r.recordsRunRows) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
+    if (staged) line(stagedType + "* const react_staged = react_team_staged + thread * react_lanes * " + slot + ";");
     std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(max ? -HUGE_VAL : 0, r.reduceType);
-    if (sums || staged) {
-      // The turns' values in registers first: nothing stored between a lane's reads.
-      const std::string valueType = sums ? type : typeName(staged->target->type);
-      line(valueType + " react_values[" + length + "];");
-      line("REACT_UNROLL");
-      open(turns);
-      turnEntry();
-      line("const int64_t " + row + " = react_tile_row(react_marks, react_k, " + length + ", react_carry);");
-      if (sums) {
-        // A run's first row, for its lane's sums (stored now: nothing here waits for a read).
-        open("if (react_k % " + length + " == 0) {");
-        line("react_team_run_rows[thread * react_lanes + react_k / " + length + "] = " + row + ";");
-        if (r.recordsRunRows) line("if (" + entry + " < react_last) " + runRows + "[" + entry + " / " + length + "] = " + row + ";");
-        close();
-        line(type + " " + acc + " = " + zero + ";");
-      }
-      open("if (" + entry + " < react_last) {");
-      for (const Stmt& b : r.body) {
-        if (b.get() == staged) line("react_values[react_t] = " + expr(b->value) + ";");
-        else stmt(b);
-      }
-      close();
-      if (sums) line("react_values[react_t] = " + acc + ";");
-      close();
-      line("REACT_UNROLL");
-      open(turns);
-      if (staged) turnEntry();
-      else line("const int react_k = react_t * react_lanes + lane;");
-      if (staged) line("if (" + entry + " < react_last) " + load(*staged->target, entry) + " = react_values[react_t];");
-      if (sums) line("react_team_parts[thread * " + slots + " + react_tile_slot(react_k, " + length + ")] = react_values[react_t];");
-      close();
-    } else {
-      open(turns);
-      turnEntry();
-      line("const int64_t " + row + " = react_tile_row(react_marks, react_k, " + length + ", react_carry);");
-      open("if (" + entry + " < react_last) {");
-      body(r.body);
-      close();
-      close();
-    }
     if (sums) {
-      // Each lane adds up its own run's terms. A row's part ends: the run's first row waits for
-      // the warp; a row inside the run is the run's.
-      line("react_sync_lanes();");
-      line("const int react_from = lane * " + length + ", react_to = int(react_min<int64_t>(react_from + " + length + ", react_last - react_first));");
-      line("int64_t " + row + " = react_from < react_to ? react_team_run_rows[thread * react_lanes + lane] : 0;");
       line(type + " " + acc + " = " + zero + ", react_first_part = " + zero + ";");
       line("int64_t react_first_row = -1;");
-      auto rowEnds = [&](const std::string& otherwise) {
-        line("if (react_first_row < 0) { react_first_row = " + row + "; react_first_part = " + acc + "; } else " + otherwise);
-        line(acc + " = " + zero + ";");
-      };
-      open("for (int react_k = react_from; react_k < react_to; ++react_k) {");
-      line("const int64_t react_starts = react_marks[react_tile_slot(react_k, " + length + ")];");
-      open("if (react_k > react_from && react_starts >= 0) {");
-      rowEnds(expr(r.target) + " = " + acc + ";");
-      line(row + " = react_starts;");
-      close();
-      const std::string part = "react_team_parts[thread * " + slots + " + react_tile_slot(react_k, " + length + ")]";
-      line(acc + " = " + (max ? "react_max(" + acc + ", " + part + ")" : acc + " + " + part) + ";");
-      close();
+    }
+    // A row's part ends: the run's first row waits for the warp; a row inside the run is the run's.
+    auto rowEnds = [&](const std::string& otherwise) {
+      line("if (react_first_row < 0) { react_first_row = " + row + "; react_first_part = " + acc + "; } else " + otherwise);
+      line(acc + " = " + zero + ";");
+    };
+    open("for (int64_t " + entry + " = react_first; " + entry + " < react_last; ++" + entry + ") {");
+    open("while (" + positions + "[" + row + " + 1] <= " + entry + ") {");
+    if (sums) rowEnds(expr(r.target) + " = " + acc + ";");
+    line("++" + row + ";");
+    close();
+    for (const Stmt& b : r.body) {
+      if (b.get() == staged) line("react_staged[lane * " + slot + " + (" + entry + " - react_first)] = " + expr(b->value) + ";");
+      else stmt(b);
+    }
+    close();
+    if (sums) {
       // The run's last row may go on in the next run.
-      open("if (react_from < react_to) {");
+      open("if (react_first < react_last) {");
       const std::string maxArgument = max ? "<true>" : "<false>";
       rowEnds("react_combine_into" + maxArgument + "(&" + expr(r.target) + ", " + acc + ");");
       close();
       line(row + " = react_first_row < 0 ? 0 : react_first_row;");
       line("react_update_first_row" + maxArgument + "(&" + expr(r.target) + ", react_first_row, react_first_part);");
+    }
+    if (staged) {
+      line("react_sync_lanes();");
+      open("for (int64_t react_k = 0; react_k < " + length + "; ++react_k) {");
+      line("const int64_t react_q = react_k * react_lanes + lane;  // the q-th entry of the team thread's runs");
+      line("const int64_t react_at = (react_run - lane) * " + length + " + react_q;");
+      line("if (react_at < " + count + ") " + load(*staged->target, "react_at") + " = react_staged[(react_q / " + length + ") * " + slot +
+           " + react_q % " + length + "];");
+      close();
     }
     close("});");
     close("});");

@@ -18,13 +18,6 @@
 #define REACT_REPORT(...) (fprintf(stderr, __VA_ARGS__), fflush(stderr))
 #endif
 #define REACT_ABORT() Kokkos::abort("react bounds check failed")
-// A loop of a constant trip count whose iterations' values a lane keeps in registers (an array
-// indexed by the iteration): unrolled, the array is registers and its reads all issue at once.
-#if defined(__CUDA_ARCH__)
-#define REACT_UNROLL _Pragma("unroll")
-#else
-#define REACT_UNROLL
-#endif
 // Kokkos::Max starts from the lowest finite value; react's max of nothing is -inf.
 template <class T> struct ReactMax : Kokkos::Max<T> {
   using reducer = ReactMax;
@@ -84,6 +77,19 @@ KOKKOS_INLINE_FUNCTION static int64_t react_row_of_warp(const int64_t* positions
 #endif
   return react_row_of(positions, rows, p);
 }
+// The first row of a lane's run [first, last) of stored entries (ir::StmtKind::EntryRuns), 0 for
+// a run without entries. On a GPU the warp searches for its first lane's run (whose entries come
+// first) together, and each lane goes on from that row to its own by doubling steps over rows the
+// warp has just read. Every lane of the warp must call it.
+KOKKOS_INLINE_FUNCTION static int64_t react_run_row(const int64_t* positions, int64_t rows, int64_t first, int64_t last) {
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) {
+    const int64_t warpRow = react_row_of_warp(positions, rows, __shfl_sync(0xffffffffu, first, 0));
+    return first < last ? react_row_from(positions, rows, warpRow, first) : 0;
+  }
+#endif
+  return first < last ? react_row_of(positions, rows, first) : 0;
+}
 // A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
 // strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
 // lanes the stride here is the constant 32, which the compiler unrolls, and a reduction is a
@@ -132,56 +138,6 @@ KOKKOS_INLINE_FUNCTION void react_sync_lanes() {
   // Another device (SYCL, OpenMPTarget, ...): not ported, so an error rather than a race.
   if (react_on_device) Kokkos::abort("react: the lanes of entry runs cannot meet on this device");
 #endif
-}
-// A team thread's tile of entry runs (ir::StmtKind::EntryRuns): its lanes' runs of `runLength`
-// stored entries one after another, lane l's the tile's entries l * runLength + [0, runLength).
-// The lanes read the tile's entries coalesced, lane l the entries l + lanes * t, through the
-// team's scratch, where each run's entries lie one slot apart from the next run's so that lanes
-// at their runs' k-th entries fall in different banks.
-KOKKOS_INLINE_FUNCTION int react_tile_slot(int k, int runLength) { return k + k / runLength; }
-// Whether the team thread's last lane holds `v`: the same answer on every lane. Every lane calls it.
-KOKKOS_INLINE_FUNCTION bool react_last_lane_holds(bool v, int lanes) {
-#if defined(__CUDA_ARCH__)
-  if (blockDim.x == 32) return __shfl_sync(0xffffffffu, int(v), 31) != 0;
-#endif
-  if (lanes > 1) Kokkos::abort("react: entry runs' tiles are not ported to this device");
-  return v;
-}
-// Marks a team thread's tile of stored entries [first, last): marks[react_tile_slot(k)] holds the
-// row that starts at entry first + k, for the rows after `firstRow` (the row of entry `first`)
-// that start in the tile and hold entries, and -1 at the tile's other entries. The lanes read
-// `lanes` rows' positions at a time, one read each, until a row starts at or after `last`: a
-// tile of short rows takes a read or two, one inside a long row a single one. Every lane calls it.
-KOKKOS_INLINE_FUNCTION void react_mark_rows(const int64_t* positions, int64_t rows, int64_t firstRow, int64_t first, int64_t last,
-                                            int runLength, int64_t* marks, int lane, int lanes) {
-  for (int k = lane; k < lanes * runLength; k += lanes) marks[react_tile_slot(k, runLength)] = -1;
-  react_sync_lanes();
-  for (int64_t r = firstRow + 1 + lane;; r += lanes) {
-    const int64_t at = r < rows ? positions[r] : last;
-    if (at < last && at < positions[r + 1]) marks[react_tile_slot(int(at - first), runLength)] = r;
-    if (!react_last_lane_holds(at < last, lanes)) break;
-  }
-  react_sync_lanes();
-}
-// The row of the tile's entry k, which lane k % lanes reads in its turn k / lanes with the other
-// lanes' entries beside it, from the marks (react_mark_rows): the last row that starts at or
-// before it, else `carry`, the row of the turn's entry before. `carry` becomes the row of the
-// turn's last entry. Every lane calls it, in the same turn.
-KOKKOS_INLINE_FUNCTION int64_t react_tile_row(const int64_t* marks, int k, int runLength, int64_t& carry) {
-#if defined(__CUDA_ARCH__)
-  if (blockDim.x == 32) {
-    const int lane = threadIdx.x;
-    const int turn = k - lane;
-    const unsigned starts = __ballot_sync(0xffffffffu, marks[react_tile_slot(k, runLength)] >= 0);
-    const unsigned atOrBefore = starts & (0xffffffffu >> (31 - lane));
-    const int64_t row = atOrBefore ? marks[react_tile_slot(turn + 31 - __clz(int(atOrBefore)), runLength)] : carry;
-    if (starts) carry = marks[react_tile_slot(turn + 31 - __clz(int(starts)), runLength)];
-    return row;
-  }
-#endif
-  const int64_t mark = marks[react_tile_slot(k, runLength)];
-  if (mark >= 0) carry = mark;
-  return carry;
 }
 // The 32-bit registers a lane holds of one entry's terms in entry lanes.
 template <class T, int64_t Trips> constexpr int react_entry_lane_words = int((Trips + 31) / 32) * int(sizeof(T)) / 4;

@@ -73,11 +73,18 @@ using ir::Expr;
 
 namespace {
 
-// Stored entries per run, of every loop in runs (a tile of 32 runs a warp, read in turns). Measured with hand-written kernels of the same
+// Stored entries per run of the loop that sums. Measured with hand-written kernels of the same
 // shape on an H100 on the 2.4M-entry power-law graph (ms, both loops): sums in runs of 4, 8 and
 // 16 with uses in runs of 4, 0.075, 0.071 and 0.076; and on an H200 with the kernels as built,
 // sums in runs of 16 took 1.04-1.34x the time of runs of 8 but for float32 on the 4.0M graph.
-constexpr int64_t kRunLength = 8;
+constexpr int64_t kSumRun = 8;
+// The bytes of the values a lane's run of the using loop stores: one 32-byte sector, 4 doubles or
+// 8 floats. On an H200 (docs/benchmarks-device.md, "The runs' lengths on the H200"), runs of 8
+// against 4 took 0.93-0.955x the time in float32 on the power-law graphs and 0.98-1.09x in
+// float64; with its stores staged through the team's scratch a longer run no longer scatters a
+// warp's stores, as it did on the H100 (uses in runs of 8 and 16 after sums of 8, 0.077 and
+// 0.105 ms).
+constexpr int64_t kUseRunBytes = 32;
 // The longest row a team thread runs: on an H100 the runs form was slower on the shared matrices
 // whose longest rows are under 1,000 entries and faster on email-Enron's 1,383 (see above).
 constexpr int64_t kLongRow = 1024;
@@ -196,6 +203,15 @@ Stmt inRuns(const StmtNode& row, const Stmt& entries, const PrivateBuffer* reduc
   return runs;
 }
 
+// Stored entries per run of the using loop: a sector of the widest value it stores.
+int64_t useRunLength(const StmtNode& use) {
+  int64_t widest = 4;
+  forEachStmt(use.body, [&](const Stmt& s) {
+    if (s->kind == StmtKind::Assign && s->target->type == Type::Float64) widest = 8;
+  });
+  return kUseRunBytes / widest;
+}
+
 // A name for the row sums that no tensor of the kernel has.
 std::string freshName(const std::string& base, const LoopProgram& p) {
   std::string name = base + "_sums";
@@ -236,17 +252,17 @@ LoopProgram runRowReductions(const LoopProgram& p) {
       const Name runRows{Role::Generated, "react_run_rows" + (reductions ? std::to_string(reductions) : "")};
       ++reductions;
       const Expr entries = var(Name{Role::StoredEntries, positions.text}, Type::Int64);
-      longForm.push_back(allocateIndices(runRows, binary(BinOp::Div, binary(BinOp::Add, entries, intImm(kRunLength - 1)), intImm(kRunLength))));
+      longForm.push_back(allocateIndices(runRows, binary(BinOp::Div, binary(BinOp::Add, entries, intImm(kSumRun - 1)), intImm(kSumRun))));
       auto recording = [&](Stmt runs, bool records) {
         auto n = copy(runs);
         n->runRows = runRows;
-        n->runRowsEvery = kRunLength;
+        n->runRowsEvery = kSumRun;
         n->recordsRunRows = records;
         return Stmt(n);
       };
       for (size_t q = 0; q < r->reductions.size(); ++q)
-        longForm.push_back(recording(inRuns(*row, renamed(*r->reductions[q], r->temporaries, arrays), &r->temporaries[q], arrays[q], kRunLength), q == 0));
-      longForm.push_back(recording(inRuns(*row, renamed(*r->use, r->temporaries, arrays), nullptr, "", kRunLength), false));
+        longForm.push_back(recording(inRuns(*row, renamed(*r->reductions[q], r->temporaries, arrays), &r->temporaries[q], arrays[q], kSumRun), q == 0));
+      longForm.push_back(recording(inRuns(*row, renamed(*r->use, r->temporaries, arrays), nullptr, "", useRunLength(*r->use)), false));
       nest->body[k] = ifLongRows(positions, row->hi, kLongRow, block(std::move(longForm)), row);
     }
     if (nest) s = nest;
