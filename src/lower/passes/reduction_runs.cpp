@@ -40,6 +40,10 @@
 // entries per warp, a row across items finished from the parts the earlier items publish) was
 // built and checked, and took 1.9-2.7x as long on the power-law graphs: its kernel held 74-84
 // registers a thread (docs/benchmarks-device.md, "One launch for row normalisation and softmax").
+// A warp's 32 runs read as one tile, lane l at entries l + 32t, the rows starting inside the tile
+// marked in the team's scratch (ed4db2a), coalesced every load and store and read the same DRAM
+// bytes, and took 1.2-1.45x as long on the power-law graphs (docs/benchmarks-device.md, "Entry
+// runs as tiles"): the marks, ballots and staged terms lengthened each warp's chain of reads.
 // On matrices whose rows are all short the row form is faster (on an H100, bcsstk16 0.015 against
 // 0.027 ms; pubmed 0.019 against 0.027), on email-Enron (longest row 1,383) slower (0.036 against
 // 0.028). Hence the choice at run time (ir::StmtKind::IfLongRows): the longest row, measured once
