@@ -185,16 +185,15 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
       for (int u = 0; u < G; ++u) {
         const int e = g * G + u;
         const int64_t ie = __shfl_sync(0xffffffffu, i, e), je = __shfl_sync(0xffffffffu, j, e);
-        // Each term added where it is made: the multiplication and the addition can then be one
-        // fused operation where the order is reassociated (with the term selected against zero
-        // first, ncu counted no fused FP32 operation in SDDMM K=64 on an H200).
-        T part = 0;
+        T terms[Steps];
 #pragma unroll
         for (int t = 0; t < Steps; ++t) {
           const int64_t k = t * 32 + lane;
-          if (e < count && (Trips % 32 == 0 || k < Trips)) part += term(ie, je, k);
+          terms[t] = e < count && (Trips % 32 == 0 || k < Trips) ? term(ie, je, k) : T(0);
         }
-        parts[u] = part;
+        parts[u] = 0;
+#pragma unroll
+        for (int t = 0; t < Steps; ++t) parts[u] += terms[t];
       }
 #pragma unroll
       for (int step = 0; step < Bits; ++step) {
