@@ -185,15 +185,27 @@ KOKKOS_INLINE_FUNCTION void react_entry_lanes(int64_t first, int64_t last, const
       for (int u = 0; u < G; ++u) {
         const int e = g * G + u;
         const int64_t ie = __shfl_sync(0xffffffffu, i, e), je = __shfl_sync(0xffffffffu, j, e);
-        T terms[Steps];
+        // In float64 with at most 2 terms a lane, each term is added where it is made, so that
+        // the product and the addition fuse (SDDMM K=64 took 0.94x the time on an H200); elsewhere
+        // the terms are made apart and then added: with more terms the fused ones make one chain
+        // (K=256 took 1.17-1.35x), and float32 at K=64 gained nothing (docs/benchmarks-device.md).
+        constexpr bool Fused = sizeof(T) == 8 && Steps <= 2;
+        T terms[Steps], part = 0;
 #pragma unroll
         for (int t = 0; t < Steps; ++t) {
           const int64_t k = t * 32 + lane;
-          terms[t] = e < count && (Trips % 32 == 0 || k < Trips) ? term(ie, je, k) : T(0);
+          const bool made = e < count && (Trips % 32 == 0 || k < Trips);
+          if (Fused) {
+            if (made) part += term(ie, je, k);
+          } else {
+            terms[t] = made ? term(ie, je, k) : T(0);
+          }
         }
-        parts[u] = 0;
+        if (!Fused) {
 #pragma unroll
-        for (int t = 0; t < Steps; ++t) parts[u] += terms[t];
+          for (int t = 0; t < Steps; ++t) part += terms[t];
+        }
+        parts[u] = part;
       }
 #pragma unroll
       for (int step = 0; step < Bits; ++step) {
