@@ -340,9 +340,13 @@ TEST_CASE("lowering: Kokkos row sums in runs of entries equal the interpreter on
     CHECK((source.find("react_update_first_row<true>(&") != std::string::npos) == stable);
     CHECK((source.find("react_combine_into<true>(&") != std::string::npos) == stable);
     // The later runs start from the rows the first runs record; the using runs write out through the scratch.
-    // The summing runs' first rows: the warp's lanes search for its first run's together.
-    CHECK(source.find("int64_t ix_i = react_run_row(ptr1_S, ext_i, react_first, react_last);") != std::string::npos);
-    CHECK(source.find("if (react_first < react_last) react_run_rows[react_run] = ix_i;") != std::string::npos);
+    // The summing runs' first rows: the rows an earlier call recorded where the positions confirm
+    // them, else the warp's lanes search for its first run's together. The matrices below follow
+    // one another through one kernel, so a call finds the rows of the call before, of this matrix
+    // (confirmed) or of another (refuted where they are not this matrix's rows).
+    CHECK(source.find("int64_t ix_i = react_run_row_recorded(ptr1_S, ext_i, react_first, react_last, react_run_rows, react_run);") !=
+          std::string::npos);
+    CHECK(source.find("= react_run_row(ptr1_S") == std::string::npos);
     CHECK(source.find("react_row_from(ptr1_S, ext_i, react_run_rows[react_first / 8], react_first)") != std::string::npos);
     CHECK(source.find("react_sync_lanes();") != std::string::npos);
     // No fill of the sums: the adding runs restore the other half.

@@ -230,8 +230,9 @@ class KokkosPrinter : public CppPrinter {
   }
 
   // One run per lane: on a GPU warps of 32 lanes, 4 to a team; on a host one run per team. The
-  // run finds its first entry's row by a binary search, or from the row a summing run recorded
-  // (StmtNode::runRows), and walks the rows from there. Where the body stores one value at the
+  // run finds its first entry's row by a binary search (the recording runs first try the row the
+  // array holds from an earlier call: react_run_row_recorded), or from the row a summing run
+  // recorded (StmtNode::runRows), and walks the rows from there. Where the body stores one value at the
   // entry and nothing else (stagedStore), the values go to the team's scratch, and once the
   // lanes meet, each lane writes every react_lanes-th of the warp's entries: the warp's stores
   // then cover whole sectors (passes/reduction_runs.cpp measures it). A run's slots are padded by
@@ -271,9 +272,10 @@ class KokkosPrinter : public CppPrinter {
     if (recorded && !r.recordsRunRows)
       line("int64_t " + row + " = react_first < react_last ? react_row_from(" + positions + ", " + rows + ", " + runRows + "[react_first / " +
            std::to_string(r.runRowsEvery) + "], react_first) : 0;");
+    else if (r.recordsRunRows)
+      line("int64_t " + row + " = react_run_row_recorded(" + positions + ", " + rows + ", react_first, react_last, " + runRows + ", react_run);");
     else
       line("int64_t " + row + " = react_run_row(" + positions + ", " + rows + ", react_first, react_last);");
-    if (r.recordsRunRows) line("if (react_first < react_last) " + runRows + "[react_run] = " + row + ";");
     if (staged) line(stagedType + "* const react_staged = react_team_staged + thread * react_lanes * " + slot + ";");
     std::string acc = mangle(r.reduceVar), type = typeName(r.reduceType), zero = literalText(max ? -HUGE_VAL : 0, r.reduceType);
     if (sums) {

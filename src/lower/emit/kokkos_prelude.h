@@ -90,6 +90,25 @@ KOKKOS_INLINE_FUNCTION static int64_t react_run_row(const int64_t* positions, in
 #endif
   return first < last ? react_row_of(positions, rows, first) : 0;
 }
+// react_run_row for the runs that record their first rows (`recorded[run]`, kept by the workspace
+// between calls): the row an earlier call recorded is taken where the positions confirm it, and
+// searched for (and recorded) where they do not. Only one row r has positions[r] <= first <
+// positions[r + 1], so a confirmed row is the row, whatever the array held: a new matrix, a fresh
+// array, another call's. On a GPU a warp searches unless all its lanes are confirmed (the search is
+// the warp's). Repeated calls on one matrix so skip the searches, a third of the summing kernel's
+// instructions and two fifths of its waits on an H200 (docs/benchmarks-device.md).
+KOKKOS_INLINE_FUNCTION static int64_t react_run_row_recorded(const int64_t* positions, int64_t rows, int64_t first, int64_t last,
+                                                             int64_t* recorded, int64_t run) {
+  const int64_t known = first < last ? recorded[run] : 0;
+  bool confirmed = first >= last || (known >= 0 && known < rows && positions[known] <= first && first < positions[known + 1]);
+#if defined(__CUDA_ARCH__)
+  if (blockDim.x == 32) confirmed = __all_sync(0xffffffffu, confirmed);
+#endif
+  if (confirmed) return known;
+  const int64_t row = react_run_row(positions, rows, first, last);
+  if (first < last) recorded[run] = row;
+  return row;
+}
 // A lane loop over [0, Trips), Trips known when the kernel is compiled. Kokkos' ThreadVectorRange
 // strides by the vector length it reads at run time; on a GPU whose team threads hold a warp's 32
 // lanes the stride here is the constant 32, which the compiler unrolls, and a reduction is a

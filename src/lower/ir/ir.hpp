@@ -147,8 +147,9 @@ enum class StmtKind {
   // accumulator starting from the identity). Where the target's array is alternating
   // (StmtNode::alternating), the runs also set its other half back to its initial value. With
   // `runRows` (an index array, see allocateIndices), runs that record them (`recordsRunRows`)
-  // store each run's first row in it, and the others start from the row recorded for the run of
-  // `runRowsEvery` entries holding their first entry, instead of a search over all the rows.
+  // store each run's first row in it (or keep the row an earlier call stored, where the positions
+  // confirm it), and the others start from the row recorded for the run of `runRowsEvery`
+  // entries holding their first entry, instead of a search over all the rows.
   EntryRuns,
   // Kokkos: the stored entries [0, hi) of a matrix whose second level is compressed (`name`: its
   // positions, `value`: its first level's extent, rows in csr, columns in csc) in chunks of 32 consecutive entries, one chunk per team thread, `counter` an entry's
